@@ -1,0 +1,92 @@
+// Fp12 = Fp6[w]/(w^2 - v). Element c0 + c1·w; the pairing's target group GT lives here.
+// Over Fp2 the basis is (1, v, v^2, w, vw, v^2w) = (w^0, w^2, w^4, w^1, w^3, w^5).
+#pragma once
+
+#include "ff/fp6.hpp"
+
+namespace snarkpipe::ff {
+
+struct Fp12 {
+  Fp6 c0, c1;
+
+  static constexpr Fp12 zero() { return {}; }
+  static constexpr Fp12 one() { return {Fp6::one(), Fp6::zero()}; }
+
+  constexpr bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  bool is_one() const { return *this == one(); }
+  friend constexpr bool operator==(const Fp12& a, const Fp12& b) = default;
+
+  friend constexpr Fp12 operator+(const Fp12& a, const Fp12& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  friend constexpr Fp12 operator-(const Fp12& a, const Fp12& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  constexpr Fp12 operator-() const { return {-c0, -c1}; }
+  constexpr Fp12& operator+=(const Fp12& b) { return *this = *this + b; }
+  constexpr Fp12& operator-=(const Fp12& b) { return *this = *this - b; }
+  constexpr Fp12 dbl() const { return {c0.dbl(), c1.dbl()}; }
+
+  // Karatsuba over Fp6: three Fp6 multiplications.
+  friend constexpr Fp12 operator*(const Fp12& a, const Fp12& b) {
+    const Fp6 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+    return {t0 + t1.mul_by_nonresidue(), (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1};
+  }
+  constexpr Fp12& operator*=(const Fp12& b) { return *this = *this * b; }
+
+  // Complex squaring: two Fp6 multiplications.
+  constexpr Fp12 square() const {
+    const Fp6 ab = c0 * c1;
+    return {(c0 + c1) * (c0 + c1.mul_by_nonresidue()) - ab - ab.mul_by_nonresidue(), ab.dbl()};
+  }
+
+  // x^(p^6): an inversion for elements of the cyclotomic subgroup.
+  constexpr Fp12 conjugate() const { return {c0, -c1}; }
+
+  // this · (l0 + l1·w^2 + l4·w^3): the shape of a Miller-loop line (coefficients at
+  // positions 0, 1 and 4 of the Fp2 basis above). Thirteen Fp2 multiplications.
+  constexpr Fp12 mul_by_014(const Fp2& l0, const Fp2& l1, const Fp2& l4) const {
+    const Fp6 t0 = c0.mul_by_01(l0, l1);
+    const Fp6 t1 = c1.mul_by_1(l4);
+    return {t0 + t1.mul_by_nonresidue(), (c0 + c1).mul_by_01(l0, l1 + l4) - t0 - t1};
+  }
+
+  Fp12 inverse() const {
+    const Fp6 t = (c0.square() - c1.square().mul_by_nonresidue()).inverse();
+    return {c0 * t, -(c1 * t)};
+  }
+
+  Fp12 frobenius_map(unsigned k) const {
+    const auto& t = tower_constants();
+    const Fp2& g = t.fp12_c1[k % 12];
+    const Fp6 a = c1.frobenius_map(k);
+    return {c0.frobenius_map(k), {a.c0 * g, a.c1 * g, a.c2 * g}};
+  }
+
+  // Granger–Scott squaring, valid only in the cyclotomic subgroup (after the easy part of
+  // the final exponentiation). Views the element as A + B·t + C·t^2 over Fp4 = Fp2[s]/(s^2-ξ),
+  // s = w^3, t = w: nine Fp2 squarings instead of twelve multiplications.
+  Fp12 cyclotomic_square() const;
+
+  template <std::size_t M>
+  Fp12 pow(const Limbs<M>& e) const {
+    Fp12 r = one();
+    for (std::size_t i = bit_length(e); i-- > 0;) {
+      r = r.square();
+      if (test_bit(e, i)) r *= *this;
+    }
+    return r;
+  }
+
+  // The 12 Fp coefficients in the order c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1.
+  std::array<Fp, 12> coefficients() const {
+    return {c0.c0.c0, c0.c0.c1, c0.c1.c0, c0.c1.c1, c0.c2.c0, c0.c2.c1,
+            c1.c0.c0, c1.c0.c1, c1.c1.c0, c1.c1.c1, c1.c2.c0, c1.c2.c1};
+  }
+
+  template <class Rng>
+  static Fp12 random(Rng& rng) {
+    Fp12 r;
+    r.c0 = Fp6::random(rng);
+    r.c1 = Fp6::random(rng);
+    return r;
+  }
+};
+
+}  // namespace snarkpipe::ff

@@ -1,0 +1,363 @@
+// A prime field in Montgomery form, generic over the modulus (DESIGN.md §2, src/ff).
+//
+// Elements are kept as x·R mod p with R = 2^(64·N), fully reduced (< p), as little-endian
+// 64-bit limbs: the same in-memory layout as blst, blstrs and sppark. Multiplication goes
+// through the x86-64 MULX/ADCX/ADOX assembly when the build has it (SNARKPIPE_HAVE_ASM) and
+// through the portable CIOS loop otherwise; the portable loop also serves constexpr
+// evaluation, so field constants are computed at compile time from their hex values.
+#pragma once
+
+#include <cstring>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ff/bigint.hpp"
+
+namespace snarkpipe::ff {
+
+// Portable Montgomery multiplication (CIOS): out = a·b·R^-1 mod p, inputs < p.
+template <std::size_t N>
+constexpr void mont_mul_portable(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b,
+                                 const Limbs<N>& p, u64 inv) {
+  u64 t[N + 2] = {};
+  for (std::size_t i = 0; i < N; ++i) {
+    u64 carry = 0;
+    for (std::size_t j = 0; j < N; ++j) {
+      u128 s = u128(a[j]) * b[i] + t[j] + carry;
+      t[j] = u64(s);
+      carry = u64(s >> 64);
+    }
+    u128 s = u128(t[N]) + carry;
+    t[N] = u64(s);
+    t[N + 1] = u64(s >> 64);
+
+    const u64 m = t[0] * inv;
+    s = u128(m) * p[0] + t[0];
+    carry = u64(s >> 64);
+    for (std::size_t j = 1; j < N; ++j) {
+      s = u128(m) * p[j] + t[j] + carry;
+      t[j - 1] = u64(s);
+      carry = u64(s >> 64);
+    }
+    s = u128(t[N]) + carry;
+    t[N - 1] = u64(s);
+    t[N] = t[N + 1] + u64(s >> 64);
+  }
+  Limbs<N> r{}, d{};
+  for (std::size_t i = 0; i < N; ++i) r[i] = t[i];
+  const u64 borrow = sub_to(d, r, p);
+  // t < 2p: subtract p unless that borrows past the extra word.
+  out = (t[N] != 0 || borrow == 0) ? d : r;
+}
+
+// R^2 mod p, by doubling 1 modulo p 2·64·N times.
+template <std::size_t N>
+constexpr Limbs<N> compute_r2(const Limbs<N>& p) {
+  Limbs<N> x = from_u64<N>(1);
+  for (std::size_t i = 0; i < 2 * 64 * N; ++i) {
+    Limbs<N> d{}, s{};
+    const u64 carry = add_to(s, x, x);
+    const u64 borrow = sub_to(d, s, p);
+    x = (carry || !borrow) ? d : s;
+  }
+  return x;
+}
+
+// Params supplies: N, modulus, inv (= -p^-1 mod 2^64), and optionally
+// `static void asm_mul(u64*, const u64*, const u64*)` / `asm_sqr(u64*, const u64*)` with
+// `static constexpr bool has_asm = true`.
+template <class P>
+class MontField {
+ public:
+  static constexpr std::size_t N = P::N;
+  using Repr = Limbs<N>;
+  static constexpr Repr MODULUS = P::modulus;
+  static constexpr u64 INV = P::inv;
+  static constexpr std::size_t BITS = bit_length(P::modulus);
+  static constexpr std::size_t BYTES = (BITS + 7) / 8;
+  static constexpr Repr R2 = compute_r2(P::modulus);
+
+  constexpr MontField() : v_{} {}
+
+  static constexpr MontField zero() { return MontField(); }
+  static constexpr MontField one() { return from_u64(1); }
+  static constexpr MontField from_u64(u64 x) { return from_canonical_unchecked(ff::from_u64<N>(x)); }
+  // Builds a constant from big-endian hex; a value >= p fails (at compile time when constexpr).
+  static constexpr MontField from_hex(std::string_view hex) {
+    const Repr r = parse_hex<N>(hex);
+    if (compare(r, MODULUS) >= 0) throw std::invalid_argument("field constant >= modulus");
+    return from_canonical_unchecked(r);
+  }
+  // Canonical integer -> element; nullopt when the value is not < p.
+  static constexpr std::optional<MontField> from_repr(const Repr& r) {
+    if (compare(r, MODULUS) >= 0) return std::nullopt;
+    return from_canonical_unchecked(r);
+  }
+  static constexpr MontField from_canonical_unchecked(const Repr& r) {
+    MontField x;
+    mul_raw(x.v_, r, R2);
+    return x;
+  }
+  // Raw Montgomery limbs (as stored by blst/sppark).
+  static constexpr MontField from_montgomery(const Repr& m) {
+    MontField x;
+    x.v_ = m;
+    return x;
+  }
+  constexpr const Repr& montgomery() const { return v_; }
+
+  constexpr Repr to_repr() const {
+    Repr r{};
+    mul_raw(r, v_, ff::from_u64<N>(1));
+    return r;
+  }
+
+  constexpr bool is_zero() const { return ff::is_zero(v_); }
+  constexpr bool is_one() const { return *this == one(); }
+  friend constexpr bool operator==(const MontField& a, const MontField& b) { return a.v_ == b.v_; }
+
+  friend constexpr MontField operator+(const MontField& a, const MontField& b) {
+    MontField r;
+    Repr s{};
+    const u64 carry = add_to(s, a.v_, b.v_);
+    const u64 borrow = sub_to(r.v_, s, MODULUS);
+    if (!carry && borrow) r.v_ = s;
+    return r;
+  }
+  friend constexpr MontField operator-(const MontField& a, const MontField& b) {
+    MontField r;
+    if (sub_to(r.v_, a.v_, b.v_)) add_to(r.v_, r.v_, MODULUS);
+    return r;
+  }
+  constexpr MontField operator-() const {
+    if (is_zero()) return *this;
+    MontField r;
+    sub_to(r.v_, MODULUS, v_);
+    return r;
+  }
+  friend constexpr MontField operator*(const MontField& a, const MontField& b) {
+    MontField r;
+    mul_raw(r.v_, a.v_, b.v_);
+    return r;
+  }
+  constexpr MontField& operator+=(const MontField& b) { return *this = *this + b; }
+  constexpr MontField& operator-=(const MontField& b) { return *this = *this - b; }
+  constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
+
+  constexpr MontField dbl() const { return *this + *this; }
+  constexpr MontField square() const {
+    MontField r;
+    sqr_raw(r.v_, v_);
+    return r;
+  }
+  // x/2: add p when odd (p is odd), then shift.
+  constexpr MontField half() const {
+    Repr s = v_;
+    u64 carry = 0;
+    if (s[0] & 1) carry = add_to(s, s, MODULUS);
+    s = shr1(s);
+    s[N - 1] |= carry << 63;
+    return from_montgomery(s);
+  }
+
+  template <std::size_t M>
+  constexpr MontField pow(const Limbs<M>& e) const {
+    MontField r = one();
+    for (std::size_t i = bit_length(e); i-- > 0;) {
+      r = r.square();
+      if (test_bit(e, i)) r *= *this;
+    }
+    return r;
+  }
+  constexpr MontField pow(u64 e) const { return pow(ff::from_u64<1>(e)); }
+
+  // Multiplicative inverse (Fermat); the inverse of zero is zero.
+  constexpr MontField inverse() const {
+    Repr e = MODULUS;
+    e[0] -= 2;  // p is odd and > 2, no borrow
+    return pow(e);
+  }
+
+  // Legendre symbol: 1 for a non-zero square, -1 for a non-square, 0 for zero.
+  int legendre() const {
+    if (is_zero()) return 0;
+    return pow(shr1(p_minus_1())).is_one() ? 1 : -1;
+  }
+
+  // A square root when one exists (either of the two; callers pick the sign).
+  std::optional<MontField> sqrt() const {
+    if (is_zero()) return zero();
+    if ((MODULUS[0] & 3) == 3) {
+      Repr e{};
+      add_to(e, MODULUS, ff::from_u64<N>(1));
+      const MontField r = pow(shr1(shr1(e)));
+      if (r.square() == *this) return r;
+      return std::nullopt;
+    }
+    return tonelli_shanks();
+  }
+
+  // True when the canonical value is > (p-1)/2: the "sign" used by point compression.
+  bool is_lexicographically_largest() const {
+    return compare(to_repr(), shr1(p_minus_1())) > 0;
+  }
+
+  void to_bytes_be(std::uint8_t* out) const {
+    const Repr r = to_repr();
+    for (std::size_t i = 0; i < BYTES; ++i) out[BYTES - 1 - i] = std::uint8_t(r[i / 8] >> (8 * (i % 8)));
+  }
+  void to_bytes_le(std::uint8_t* out) const {
+    const Repr r = to_repr();
+    for (std::size_t i = 0; i < BYTES; ++i) out[i] = std::uint8_t(r[i / 8] >> (8 * (i % 8)));
+  }
+  // Canonical bytes (exactly BYTES of them) -> element; nullopt when the value is >= p.
+  static std::optional<MontField> from_bytes_be(std::span<const std::uint8_t> in) {
+    if (in.size() != BYTES) return std::nullopt;
+    Repr r{};
+    for (std::size_t i = 0; i < BYTES; ++i) r[i / 8] |= u64(in[BYTES - 1 - i]) << (8 * (i % 8));
+    return from_repr(r);
+  }
+  static std::optional<MontField> from_bytes_le(std::span<const std::uint8_t> in) {
+    if (in.size() != BYTES) return std::nullopt;
+    Repr r{};
+    for (std::size_t i = 0; i < BYTES; ++i) r[i / 8] |= u64(in[i]) << (8 * (i % 8));
+    return from_repr(r);
+  }
+  std::string to_hex() const {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::uint8_t b[BYTES];
+    to_bytes_be(b);
+    std::string s;
+    for (std::uint8_t x : b) {
+      s.push_back(digits[x >> 4]);
+      s.push_back(digits[x & 15]);
+    }
+    return s;
+  }
+
+  // Uniform sampling by rejection; Rng yields uniform 64-bit words (see ff/random.hpp).
+  template <class Rng>
+  static MontField random(Rng& rng) {
+    constexpr std::size_t top_bits = BITS - 64 * (N - 1);
+    constexpr u64 mask = top_bits == 64 ? ~u64(0) : (u64(1) << top_bits) - 1;
+    for (;;) {
+      Repr r{};
+      for (auto& w : r) w = rng.next_u64();
+      r[N - 1] &= mask;
+      if (compare(r, MODULUS) < 0) return from_canonical_unchecked(r);
+    }
+  }
+
+  // Inverts every element with one field inversion (Montgomery's trick); zeros stay zero.
+  static void batch_invert(std::span<MontField> xs) {
+    std::vector<MontField> prefix(xs.size());
+    MontField acc = one();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      prefix[i] = acc;
+      if (!xs[i].is_zero()) acc *= xs[i];
+    }
+    MontField inv = acc.inverse();
+    for (std::size_t i = xs.size(); i-- > 0;) {
+      if (xs[i].is_zero()) continue;
+      const MontField x = xs[i];
+      xs[i] = inv * prefix[i];
+      inv *= x;
+    }
+  }
+
+  // The portable path, always compiled, so tests can hold the assembly against it.
+  static constexpr MontField mul_portable(const MontField& a, const MontField& b) {
+    MontField r;
+    mont_mul_portable<N>(r.v_, a.v_, b.v_, MODULUS, INV);
+    return r;
+  }
+  static constexpr bool uses_asm() {
+#if defined(SNARKPIPE_HAVE_ASM)
+    return has_asm_v;
+#else
+    return false;
+#endif
+  }
+
+ private:
+  template <class Q>
+  static constexpr bool detect_asm() {
+    if constexpr (requires { Q::has_asm; }) return Q::has_asm;
+    return false;
+  }
+  static constexpr bool has_asm_v = detect_asm<P>();
+
+  static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {
+#if defined(SNARKPIPE_HAVE_ASM)
+    if constexpr (has_asm_v) {
+      if (!std::is_constant_evaluated()) {
+        P::asm_mul(out.data(), a.data(), b.data());
+        return;
+      }
+    }
+#endif
+    mont_mul_portable<N>(out, a, b, MODULUS, INV);
+  }
+  static constexpr void sqr_raw(Repr& out, const Repr& a) {
+#if defined(SNARKPIPE_HAVE_ASM)
+    if constexpr (has_asm_v) {
+      if (!std::is_constant_evaluated()) {
+        P::asm_sqr(out.data(), a.data());
+        return;
+      }
+    }
+#endif
+    mont_mul_portable<N>(out, a, a, MODULUS, INV);
+  }
+
+  static constexpr Repr p_minus_1() {
+    Repr e = MODULUS;
+    e[0] -= 1;
+    return e;
+  }
+
+  // Tonelli–Shanks for p ≡ 1 (mod 4) (Fr: two-adicity 32).
+  std::optional<MontField> tonelli_shanks() const {
+    Repr t = p_minus_1();
+    std::size_t s = 0;
+    while ((t[0] & 1) == 0) {
+      t = shr1(t);
+      ++s;
+    }
+    static const MontField z = [] {
+      for (u64 k = 2;; ++k) {
+        if (from_u64(k).legendre() == -1) return from_u64(k);
+      }
+    }();
+    if (legendre() != 1) return std::nullopt;
+    std::size_t m = s;
+    MontField c = z.pow(t);
+    Repr t1{};
+    add_to(t1, t, ff::from_u64<N>(1));
+    MontField r = pow(shr1(t1));
+    MontField tt = pow(t);
+    while (!tt.is_one()) {
+      std::size_t i = 0;
+      MontField x = tt;
+      while (!x.is_one()) {
+        x = x.square();
+        ++i;
+      }
+      MontField b = c;
+      for (std::size_t j = 0; j + i + 1 < m; ++j) b = b.square();
+      m = i;
+      c = b.square();
+      tt *= c;
+      r *= b;
+    }
+    return r;
+  }
+
+  Repr v_;
+};
+
+}  // namespace snarkpipe::ff

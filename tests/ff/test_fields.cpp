@@ -1,0 +1,242 @@
+// Field laws on fresh random inputs, plus known answers (REFERENCE.md §1).
+#include <gtest/gtest.h>
+
+#include "ff/fp12.hpp"
+#include "ff/random.hpp"
+#include "test_seed.hpp"
+
+using namespace snarkpipe::ff;
+
+namespace {
+
+template <class F>
+void check_field_laws(SeededRng& rng, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    const F a = F::random(rng), b = F::random(rng), c = F::random(rng);
+    EXPECT_EQ(a + b, b + a);
+    EXPECT_EQ((a + b) + c, a + (b + c));
+    EXPECT_EQ(a * b, b * a);
+    EXPECT_EQ((a * b) * c, a * (b * c));
+    EXPECT_EQ(a * (b + c), a * b + a * c);
+    EXPECT_EQ(a + F::zero(), a);
+    EXPECT_EQ(a * F::one(), a);
+    EXPECT_EQ(a - a, F::zero());
+    EXPECT_EQ(a + (-a), F::zero());
+    EXPECT_EQ((a - b) + b, a);
+    EXPECT_EQ(a.dbl(), a + a);
+    EXPECT_EQ(a.square(), a * a);
+    if (!a.is_zero()) {
+      EXPECT_EQ(a * a.inverse(), F::one());
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Fp, FieldLaws) {
+  SeededRng rng(test_seed("Fp.FieldLaws"));
+  check_field_laws<Fp>(rng, 200);
+}
+TEST(Fr, FieldLaws) {
+  SeededRng rng(test_seed("Fr.FieldLaws"));
+  check_field_laws<Fr>(rng, 200);
+}
+TEST(Fp2, FieldLaws) {
+  SeededRng rng(test_seed("Fp2.FieldLaws"));
+  check_field_laws<Fp2>(rng, 100);
+}
+TEST(Fp6, FieldLaws) {
+  SeededRng rng(test_seed("Fp6.FieldLaws"));
+  check_field_laws<Fp6>(rng, 50);
+}
+TEST(Fp12, FieldLaws) {
+  SeededRng rng(test_seed("Fp12.FieldLaws"));
+  check_field_laws<Fp12>(rng, 30);
+}
+
+TEST(Fp, PortableAndSelectedMultiplicationAgree) {
+  SeededRng rng(test_seed("Fp.PortableAgree"));
+  const Fp pm1 = -Fp::one();
+  std::vector<Fp> edge = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one(), Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
+  for (const Fp& a : edge)
+    for (const Fp& b : edge) EXPECT_EQ(a * b, Fp::mul_portable(a, b));
+  for (int i = 0; i < 20000; ++i) {
+    const Fp a = Fp::random(rng), b = Fp::random(rng);
+    ASSERT_EQ(a * b, Fp::mul_portable(a, b));
+    ASSERT_EQ(a.square(), Fp::mul_portable(a, a));
+  }
+}
+
+TEST(Fr, PortableAndSelectedMultiplicationAgree) {
+  SeededRng rng(test_seed("Fr.PortableAgree"));
+  for (int i = 0; i < 20000; ++i) {
+    const Fr a = Fr::random(rng), b = Fr::random(rng);
+    ASSERT_EQ(a * b, Fr::mul_portable(a, b));
+    ASSERT_EQ(a.square(), Fr::mul_portable(a, a));
+  }
+}
+
+TEST(Fp, BytesRoundTripAndRange) {
+  SeededRng rng(test_seed("Fp.Bytes"));
+  for (int i = 0; i < 100; ++i) {
+    const Fp a = Fp::random(rng);
+    std::uint8_t be[48], le[48];
+    a.to_bytes_be(be);
+    a.to_bytes_le(le);
+    for (int j = 0; j < 48; ++j) EXPECT_EQ(be[j], le[47 - j]);
+    EXPECT_EQ(Fp::from_bytes_be(be), a);
+    EXPECT_EQ(Fp::from_bytes_le(le), a);
+  }
+  // p itself is out of range; p - 1 is the largest element.
+  std::uint8_t p_be[48];
+  for (int i = 0; i < 48; ++i) p_be[47 - i] = std::uint8_t(FpParams::modulus[i / 8] >> (8 * (i % 8)));
+  EXPECT_FALSE(Fp::from_bytes_be(p_be).has_value());
+  p_be[47] -= 1;
+  EXPECT_EQ(Fp::from_bytes_be(p_be), -Fp::one());
+  EXPECT_FALSE(Fp::from_bytes_be(std::span<const std::uint8_t>(p_be, 47)).has_value());
+}
+
+TEST(Fr, BytesRoundTripAndRange) {
+  SeededRng rng(test_seed("Fr.Bytes"));
+  for (int i = 0; i < 100; ++i) {
+    const Fr a = Fr::random(rng);
+    std::uint8_t be[32], le[32];
+    a.to_bytes_be(be);
+    a.to_bytes_le(le);
+    EXPECT_EQ(Fr::from_bytes_be(be), a);
+    EXPECT_EQ(Fr::from_bytes_le(le), a);
+  }
+  std::uint8_t all_ones[32];
+  std::fill(std::begin(all_ones), std::end(all_ones), 0xff);
+  EXPECT_FALSE(Fr::from_bytes_le(all_ones).has_value());
+}
+
+TEST(Fp, SqrtAndLegendre) {
+  SeededRng rng(test_seed("Fp.Sqrt"));
+  int non_squares = 0;
+  for (int i = 0; i < 100; ++i) {
+    const Fp a = Fp::random(rng);
+    const Fp s = a.square();
+    EXPECT_EQ(s.legendre(), a.is_zero() ? 0 : 1);
+    auto r = s.sqrt();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_TRUE(*r == a || *r == -a);
+    const Fp b = Fp::random(rng);
+    if (b.legendre() == -1) {
+      ++non_squares;
+      EXPECT_FALSE(b.sqrt().has_value());
+    } else {
+      EXPECT_EQ(b.sqrt()->square(), b);
+    }
+  }
+  EXPECT_GT(non_squares, 20);  // about half of the elements are non-squares
+  // p ≡ 3 (mod 4) so -1 is not a square.
+  EXPECT_EQ((-Fp::one()).legendre(), -1);
+}
+
+TEST(Fr, SqrtTonelliShanks) {
+  SeededRng rng(test_seed("Fr.Sqrt"));
+  for (int i = 0; i < 50; ++i) {
+    const Fr a = Fr::random(rng);
+    auto r = a.square().sqrt();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_TRUE(*r == a || *r == -a);
+  }
+  // 7 is the multiplicative generator, hence a non-residue.
+  EXPECT_EQ(Fr::from_u64(7).legendre(), -1);
+  EXPECT_FALSE(Fr::from_u64(7).sqrt().has_value());
+}
+
+TEST(Fr, RootOfUnityKnownAnswer) {
+  // ω = 7^((r-1)/2^32) has order exactly 2^32.
+  Limbs<4> e = FrParams::modulus;
+  e[0] -= 1;
+  for (int i = 0; i < 32; ++i) e = shr1(e);
+  EXPECT_EQ(Fr::from_u64(FR_MULTIPLICATIVE_GENERATOR).pow(e), FR_ROOT_OF_UNITY);
+  Fr w = FR_ROOT_OF_UNITY;
+  for (int i = 0; i < 31; ++i) w = w.square();
+  EXPECT_EQ(w, -Fr::one());
+  EXPECT_EQ(w.square(), Fr::one());
+}
+
+TEST(Fp2, SqrtAndFrobenius) {
+  SeededRng rng(test_seed("Fp2.Sqrt"));
+  for (int i = 0; i < 50; ++i) {
+    const Fp2 a = Fp2::random(rng);
+    auto r = a.square().sqrt();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_TRUE(*r == a || *r == -a);
+    const Fp2 b = Fp2::random(rng);
+    if (b.legendre() == -1) EXPECT_FALSE(b.sqrt().has_value());
+    // Frobenius is the p-th power.
+    EXPECT_EQ(a.frobenius_map(1), a.pow(FpParams::modulus));
+  }
+}
+
+TEST(Fp6, FrobeniusIsPthPower) {
+  SeededRng rng(test_seed("Fp6.Frobenius"));
+  const Fp6 a = Fp6::random(rng);
+  Fp6 x = a;
+  for (unsigned k = 1; k <= 6; ++k) {
+    // x = a^(p^k) by repeated p-th powers (square-and-multiply in Fp6).
+    Fp6 r = Fp6::one();
+    for (std::size_t i = bit_length(FpParams::modulus); i-- > 0;) {
+      r = r.square();
+      if (test_bit(FpParams::modulus, i)) r *= x;
+    }
+    x = r;
+    EXPECT_EQ(a.frobenius_map(k), x) << "k=" << k;
+  }
+  EXPECT_EQ(x, a);  // a^(p^6) = a in Fp6
+}
+
+TEST(Fp12, FrobeniusIsPthPower) {
+  SeededRng rng(test_seed("Fp12.Frobenius"));
+  const Fp12 a = Fp12::random(rng);
+  Fp12 x = a;
+  for (unsigned k = 1; k <= 3; ++k) {
+    x = x.pow(FpParams::modulus);
+    EXPECT_EQ(a.frobenius_map(k), x) << "k=" << k;
+  }
+  EXPECT_EQ(a.frobenius_map(6), a.conjugate());
+}
+
+TEST(Fp12, SparseLineMultiplication) {
+  SeededRng rng(test_seed("Fp12.Sparse"));
+  for (int i = 0; i < 20; ++i) {
+    const Fp12 f = Fp12::random(rng);
+    const Fp2 l0 = Fp2::random(rng), l1 = Fp2::random(rng), l4 = Fp2::random(rng);
+    Fp12 line;
+    line.c0.c0 = l0;
+    line.c0.c1 = l1;
+    line.c1.c1 = l4;
+    EXPECT_EQ(f.mul_by_014(l0, l1, l4), f * line);
+  }
+}
+
+TEST(Fp12, CyclotomicSquare) {
+  SeededRng rng(test_seed("Fp12.Cyclotomic"));
+  for (int i = 0; i < 20; ++i) {
+    // Map into the cyclotomic subgroup: f^((p^6-1)(p^2+1)).
+    const Fp12 f = Fp12::random(rng);
+    Fp12 g = f.conjugate() * f.inverse();
+    g = g.frobenius_map(2) * g;
+    EXPECT_EQ(g.cyclotomic_square(), g.square());
+    EXPECT_EQ(g * g.conjugate(), Fp12::one());
+  }
+}
+
+TEST(FieldBatch, BatchInversion) {
+  SeededRng rng(test_seed("Field.BatchInvert"));
+  std::vector<Fp> xs(37);
+  for (auto& x : xs) x = Fp::random(rng);
+  xs[5] = Fp::zero();
+  auto ys = xs;
+  Fp::batch_invert(ys);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i].is_zero())
+      EXPECT_TRUE(ys[i].is_zero());
+    else
+      EXPECT_EQ(xs[i] * ys[i], Fp::one());
+  }
+}
