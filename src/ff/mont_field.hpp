@@ -252,23 +252,6 @@ class MontField {
     }
   }
 
-  // Inverts every element with one field inversion (Montgomery's trick); zeros stay zero.
-  static void batch_invert(std::span<MontField> xs) {
-    std::vector<MontField> prefix(xs.size());
-    MontField acc = one();
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      prefix[i] = acc;
-      if (!xs[i].is_zero()) acc *= xs[i];
-    }
-    MontField inv = acc.inverse();
-    for (std::size_t i = xs.size(); i-- > 0;) {
-      if (xs[i].is_zero()) continue;
-      const MontField x = xs[i];
-      xs[i] = inv * prefix[i];
-      inv *= x;
-    }
-  }
-
   // The portable path, always compiled, so tests can hold the assembly against it.
   static constexpr MontField mul_portable(const MontField& a, const MontField& b) {
     MontField r;
