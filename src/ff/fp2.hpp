@@ -36,6 +36,7 @@ struct Fp2 {
   constexpr Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
 
   constexpr Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+  constexpr Fp2 half() const { return {c0.half(), c1.half()}; }
   // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two multiplications.
   constexpr Fp2 square() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   constexpr Fp2 conjugate() const { return {c0, -c1}; }
