@@ -122,15 +122,12 @@ class MontField {
 
   friend constexpr MontField operator+(const MontField& a, const MontField& b) {
     MontField r;
-    Repr s{};
-    const u64 carry = add_to(s, a.v_, b.v_);
-    const u64 borrow = sub_to(r.v_, s, MODULUS);
-    if (!carry && borrow) r.v_ = s;
+    add_mod(r.v_, a.v_, b.v_);
     return r;
   }
   friend constexpr MontField operator-(const MontField& a, const MontField& b) {
     MontField r;
-    if (sub_to(r.v_, a.v_, b.v_)) add_to(r.v_, r.v_, MODULUS);
+    sub_mod(r.v_, a.v_, b.v_);
     return r;
   }
   constexpr MontField operator-() const {
@@ -273,6 +270,53 @@ class MontField {
     return false;
   }
   static constexpr bool has_asm_v = detect_asm<P>();
+
+  // (a + b) mod p and (a - b) mod p. On x86-64 the carry chains go through the ADC/SBB
+  // intrinsics and the final correction through a mask, with no branches; the loops below
+  // serve constexpr evaluation and other targets.
+  static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
+#if defined(__x86_64__)
+    if (!std::is_constant_evaluated()) {
+      using ull = unsigned long long;
+      ull s[N], d[N];
+      unsigned char c = 0;
+      for (std::size_t i = 0; i < N; ++i) c = __builtin_ia32_addcarryx_u64(c, a[i], b[i], &s[i]);
+      unsigned char br = 0;
+      for (std::size_t i = 0; i < N; ++i) br = __builtin_ia32_sbb_u64(br, s[i], MODULUS[i], &d[i]);
+      // Keep s when s < p (a borrow and no carry out), else s - p.
+      const u64 keep_s = u64(0) - u64(br & (c ^ 1));
+      for (std::size_t i = 0; i < N; ++i) {
+        u64 v = (s[i] & keep_s) | (d[i] & ~keep_s);
+        asm("" : "+r"(v));  // keeps the select scalar (no SLP round trip through memory)
+        r[i] = v;
+      }
+      return;
+    }
+#endif
+    Repr s{};
+    const u64 carry = add_to(s, a, b);
+    const u64 borrow = sub_to(r, s, MODULUS);
+    if (!carry && borrow) r = s;
+  }
+  static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
+#if defined(__x86_64__)
+    if (!std::is_constant_evaluated()) {
+      using ull = unsigned long long;
+      ull d[N];
+      unsigned char br = 0;
+      for (std::size_t i = 0; i < N; ++i) br = __builtin_ia32_sbb_u64(br, a[i], b[i], &d[i]);
+      const u64 mask = u64(0) - u64(br);
+      unsigned char c = 0;
+      for (std::size_t i = 0; i < N; ++i) {
+        ull t;
+        c = __builtin_ia32_addcarryx_u64(c, d[i], MODULUS[i] & mask, &t);
+        r[i] = t;
+      }
+      return;
+    }
+#endif
+    if (sub_to(r, a, b)) add_to(r, r, MODULUS);
+  }
 
   static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {
 #if defined(SNARKPIPE_HAVE_ASM)

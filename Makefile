@@ -1,0 +1,53 @@
+# The README's contract: `make run` and `make test` install what is missing, build, and go.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+
+# Debian packages the build needs (checked with dpkg, installed with apt-get when missing).
+APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
+                libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev \
+                nlohmann-json3-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+deps: $(BUILD_DIR)/.deps-apt tests/interop/node_modules/.package-lock.json
+
+$(BUILD_DIR)/.deps-apt:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi; \
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+	  echo "installing: nodejs npm"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs npm >/dev/null; \
+	fi
+	@mkdir -p $(BUILD_DIR) && touch $@
+
+# The interop peers (@noble/curves, ...), pinned by package-lock.json.
+tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
+	@cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
+
+$(BUILD_DIR)/build.ninja: CMakeLists.txt | $(BUILD_DIR)/.deps-apt
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+
+build: deps $(BUILD_DIR)/build.ninja
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job: until the prover exists, the arithmetic self-test with timings.
+run: build
+	@$(BUILD_DIR)/snarkpipe selftest
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD_DIR)/snarkpipe bench cpu --json
+
+clean:
+	rm -rf $(BUILD_DIR)
