@@ -1,0 +1,54 @@
+// bellperson's parameter files (REFERENCE.md §3), read and written byte-compatibly so a
+// Filecoin operator's existing `.params` / `.vk` files load:
+//
+//   .vk      alpha_g1 ‖ beta_g1 ‖ beta_g2 ‖ gamma_g2 ‖ delta_g1 ‖ delta_g2   (864 bytes, all
+//            uncompressed: G1 96 B, G2 192 B), then u32 big-endian count ‖ ic points (G1)
+//   .params  the .vk bytes, then five vectors, each u32 big-endian count ‖ points:
+//            h (G1), l (G1), a (G1), b_g1 (G1), b_g2 (G2)
+//
+// Readers memory-map the file and bound every count by the bytes that remain, so a
+// truncated or corrupt file gives a ParamsFileError naming the field and the byte offset.
+// Points are always range- and curve-checked; the subgroup check (costly for 10^8 points)
+// is optional. Points at infinity in the vectors are rejected, as bellperson does.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "groth16/keys.hpp"
+
+namespace snarkpipe::groth16 {
+
+class ParamsFileError : public std::runtime_error {
+ public:
+  ParamsFileError(const std::string& path, const std::string& field, std::uint64_t offset, const std::string& why);
+  const std::string& field() const { return field_; }
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  std::string field_;
+  std::uint64_t offset_;
+};
+
+struct ParamsReadOptions {
+  bool check_subgroup = false;
+  // Called with (bytes read so far, total bytes) while reading; may be empty.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+};
+
+ProvingKey read_params(const std::string& path, const ParamsReadOptions& opts = {});
+VerifyingKey read_vk(const std::string& path, const ParamsReadOptions& opts = {});
+void write_params(const std::string& path, const ProvingKey& pk);
+void write_vk(const std::string& path, const VerifyingKey& vk);
+
+// What a file holds, from its counts alone (fast even for a 47 GB file).
+struct ParamsSummary {
+  enum class Kind { VerifyingKey, Parameters } kind;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t ic = 0, h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
+};
+ParamsSummary summarize_params_file(const std::string& path);
+
+}  // namespace snarkpipe::groth16

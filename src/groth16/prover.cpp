@@ -1,0 +1,162 @@
+#include "groth16/prover.hpp"
+
+#include <chrono>
+#include <tbb/parallel_for.h>
+
+#include "circuit/spmv.hpp"
+#include "ff/random.hpp"
+#include "groth16/verifier.hpp"
+#include "msm/pippenger.hpp"
+#include "poly/ntt.hpp"
+
+namespace snarkpipe::groth16 {
+
+using ec::G1Jacobian;
+using ec::G2Jacobian;
+using Clock = std::chrono::steady_clock;
+
+ProverRandomness ProverRandomness::random() {
+  ff::SystemRng rng;
+  ProverRandomness p;
+  p.r = Fr::random(rng);
+  p.s = Fr::random(rng);
+  return p;
+}
+
+namespace {
+
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w) {
+  auto fail = [](const std::string& what) { throw ProverError(what); };
+  auto n = [](std::size_t x) { return std::to_string(x); };
+  if (w.inputs.size() != r1cs.num_inputs)
+    fail("the witness has " + n(w.inputs.size()) + " inputs (ONE included); the circuit has " + n(r1cs.num_inputs));
+  if (w.aux.size() != r1cs.num_aux)
+    fail("the witness has " + n(w.aux.size()) + " aux values; the circuit has " + n(r1cs.num_aux));
+  if (w.inputs.empty() || !w.inputs[0].is_one()) fail("the witness's first input must be the constant ONE");
+  if (pk.vk.ic.size() != r1cs.num_inputs)
+    fail("the key is for " + n(pk.vk.ic.size()) + " inputs; the circuit has " + n(r1cs.num_inputs) +
+         " (a key for another circuit?)");
+  if (pk.l.size() != r1cs.num_aux)
+    fail("the key has " + n(pk.l.size()) + " L points; the circuit has " + n(r1cs.num_aux) + " aux variables");
+  const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
+  if (pk.h.size() + 1 != m) fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
+  if (pk.a.size() != r1cs.num_inputs + r1cs.a_aux_density.count())
+    fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " +
+         n(r1cs.num_inputs + r1cs.a_aux_density.count()));
+  const std::size_t nb = r1cs.b_input_density.count() + r1cs.b_aux_density.count();
+  if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
+    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the density needs " + n(nb));
+}
+
+// A density with every bit set: the L query has a point for every aux variable.
+std::vector<std::uint64_t> all_ones(std::size_t bits) {
+  std::vector<std::uint64_t> w((bits + 63) / 64, ~std::uint64_t(0));
+  if (bits % 64) w.back() = (std::uint64_t(1) << (bits % 64)) - 1;
+  return w;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness) {
+  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
+  const std::size_t m = domain.m();
+  std::vector<Fr> a(m), b(m), c(m);
+  const std::size_t n = r1cs.num_constraints;
+  circuit::evaluate_into(r1cs, witness.inputs, witness.aux, std::span(a).first(n), std::span(b).first(n),
+                         std::span(c).first(n));
+  using poly::Order;
+  // Evaluations on H -> coefficients (bit-reversed) -> evaluations on the coset 7·H (natural):
+  // the orderings chain with no permutation pass.
+  for (auto* v : {&a, &b, &c}) {
+    poly::intt(*v, domain, Order::Natural, Order::BitReversed);
+    poly::coset_ntt(*v, domain, Order::BitReversed, Order::Natural);
+  }
+  const Fr zinv = domain.coset_vanishing_inv();
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m, 4096), [&](const auto& r) {
+    for (std::size_t i = r.begin(); i < r.end(); ++i) a[i] = (a[i] * b[i] - c[i]) * zinv;
+  });
+  poly::icoset_ntt(a, domain, Order::Natural, Order::Natural);
+  a.resize(m - 1);
+  return a;
+}
+
+Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, const ProverRandomness& rs,
+            ProverTimings* timings, const ProverProgress& progress) {
+  auto phase = [&](std::string_view p) {
+    if (progress) progress(p);
+  };
+  check_shapes(pk, r1cs, w);
+  ProverTimings t;
+  const auto start = Clock::now();
+
+  phase("a,b,c + H (NTT)");
+  auto t0 = Clock::now();
+  const std::vector<Fr> h = compute_h(r1cs, w);
+  t.ntt_ms = ms_since(t0);
+
+  const std::size_t nin = r1cs.num_inputs;
+  const std::size_t nb_in = r1cs.b_input_density.count();
+  const std::span<const ec::G1Affine> a_q(pk.a), b1_q(pk.b_g1);
+  const std::span<const ec::G2Affine> b2_q(pk.b_g2);
+
+  phase("H MSM");
+  t0 = Clock::now();
+  const G1Jacobian h_acc = msm::msm<ec::G1Curve>(pk.h, h);
+  t.h_msm_ms = ms_since(t0);
+
+  phase("L MSM");
+  t0 = Clock::now();
+  const std::vector<std::uint64_t> every_aux = all_ones(w.aux.size());
+  const G1Jacobian l_acc = msm::msm_split<ec::G1Curve>(pk.l, w.aux, msm::DensityView(every_aux, w.aux.size()));
+  t.l_msm_ms = ms_since(t0);
+
+  phase("A MSM");
+  t0 = Clock::now();
+  const G1Jacobian a_acc = msm::msm<ec::G1Curve>(a_q.first(nin), w.inputs) +
+                           msm::msm_split<ec::G1Curve>(a_q.subspan(nin), w.aux, r1cs.a_aux_density);
+  t.a_msm_ms = ms_since(t0);
+
+  phase("B MSM (G1)");
+  t0 = Clock::now();
+  const G1Jacobian b1_acc = msm::msm_with_density<ec::G1Curve>(b1_q.first(nb_in), w.inputs, r1cs.b_input_density) +
+                            msm::msm_split<ec::G1Curve>(b1_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  t.b_g1_msm_ms = ms_since(t0);
+
+  phase("B MSM (G2)");
+  t0 = Clock::now();
+  const G2Jacobian b2_acc = msm::msm_with_density<ec::G2Curve>(b2_q.first(nb_in), w.inputs, r1cs.b_input_density) +
+                            msm::msm_split<ec::G2Curve>(b2_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  t.b_g2_msm_ms = ms_since(t0);
+
+  const VerifyingKey& vk = pk.vk;
+  const G1Jacobian alpha = G1Jacobian::from_affine(vk.alpha_g1), beta1 = G1Jacobian::from_affine(vk.beta_g1),
+                   delta1 = G1Jacobian::from_affine(vk.delta_g1);
+  const G2Jacobian beta2 = G2Jacobian::from_affine(vk.beta_g2), delta2 = G2Jacobian::from_affine(vk.delta_g2);
+
+  Proof proof;
+  proof.a = (alpha + a_acc + delta1 * rs.r).to_affine();
+  proof.b = (beta2 + b2_acc + delta2 * rs.s).to_affine();
+  proof.c = (h_acc + l_acc + a_acc * rs.s + b1_acc * rs.r + alpha * rs.s + beta1 * rs.r + delta1 * (rs.r * rs.s))
+                .to_affine();
+  t.total_ms = ms_since(start);
+  if (timings) *timings = t;
+  return proof;
+}
+
+Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, const ProverRandomness& rs,
+                    ProverTimings* timings, const ProverProgress& progress) {
+  check_shapes(pk, r1cs, w);
+  const auto sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
+  if (!sat) throw ProverError("the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row));
+  const Proof proof = prove(pk, r1cs, w, rs, timings, progress);
+  const std::vector<Fr> publics(w.inputs.begin() + 1, w.inputs.end());
+  if (!verify(PreparedVerifyingKey::from(pk.vk), proof, publics))
+    throw std::runtime_error("internal error: the proof does not verify against its own key; not returning it");
+  return proof;
+}
+
+}  // namespace snarkpipe::groth16

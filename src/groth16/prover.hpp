@@ -1,0 +1,59 @@
+// The Groth16 prover on the CPU (REFERENCE.md §4, bellperson's formulas):
+//   H:  a, b, c = A·z, B·z, C·z; each iNTT then coset NTT (shift 7); (a·b − c)/(7^m − 1);
+//       inverse coset NTT; the first m−1 coefficients are the H MSM's scalars.
+//   A = α₁ + Σ a_i·u_i + r·δ₁;   B = β₂ + Σ b_i·v_i + s·δ₂;
+//   C = h + l + s·A' + r·B₁' + s·α₁ + r·β₁ + r·s·δ₁   (A', B₁' the MSM parts)
+// This is the reference every faster backend is checked against.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "circuit/r1cs.hpp"
+#include "groth16/keys.hpp"
+#include "groth16/proof.hpp"
+
+namespace snarkpipe::groth16 {
+
+// The assignment: inputs[0] is the constant ONE.
+struct Witness {
+  std::vector<Fr> inputs;
+  std::vector<Fr> aux;
+};
+
+struct ProverRandomness {
+  Fr r, s;
+  static ProverRandomness random();  // from the OS CSPRNG
+};
+
+// Wall-clock milliseconds per phase of one proof.
+struct ProverTimings {
+  double abc_ms = 0, ntt_ms = 0, h_msm_ms = 0, l_msm_ms = 0, a_msm_ms = 0, b_g1_msm_ms = 0, b_g2_msm_ms = 0,
+         total_ms = 0;
+};
+
+// Called at the start of each phase: "a,b,c", "H (NTT)", "H MSM", "L MSM", "A MSM", "B MSM (G1)",
+// "B MSM (G2)".
+using ProverProgress = std::function<void(std::string_view phase)>;
+
+class ProverError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws ProverError when the key, circuit and witness do not fit together (naming what
+// differs); does not check that the witness satisfies the circuit (see prove_checked).
+Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness, const ProverRandomness& rs,
+            ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+
+// prove() preceded by a satisfiability check (naming the first unsatisfied constraint) and
+// followed by verification against the key: never returns a proof that does not verify.
+Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
+                    const ProverRandomness& rs, ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+
+// The H polynomial's coefficients 0..m-2 (exposed for tests and other backends).
+std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness);
+
+}  // namespace snarkpipe::groth16

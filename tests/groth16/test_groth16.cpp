@@ -1,0 +1,225 @@
+// Groth16 end to end on the CPU: setup, prove, verify, batch verify, the H polynomial, and the
+// bellperson file formats, on random circuits from fresh seeds.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "groth16/params_file.hpp"
+#include "groth16/prover.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "poly/ntt.hpp"
+#include "random_circuit.hpp"
+#include "test_seed.hpp"
+
+using namespace snarkpipe;
+using namespace snarkpipe::groth16;
+using snarkpipe::testing::RandomCircuit;
+
+namespace {
+
+std::vector<Fr> publics(const Witness& w) { return {w.inputs.begin() + 1, w.inputs.end()}; }
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("snarkpipe-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+}  // namespace
+
+TEST(Groth16, ProveAndVerifyRandomCircuits) {
+  const std::uint64_t seed = test_seed("Groth16.ProveAndVerify");
+  for (auto [n, inputs] : {std::pair{1, 0}, {2, 1}, {17, 3}, {300, 5}, {1000, 2}}) {
+    const RandomCircuit circuit(n, inputs, seed + n);
+    const circuit::R1cs r1cs = circuit.record();
+    const Witness w = circuit.witness();
+    const ProvingKey pk = setup(r1cs);
+    const PreparedVerifyingKey pvk = PreparedVerifyingKey::from(pk.vk);
+    const Proof proof = prove(pk, r1cs, w, ProverRandomness::random());
+    EXPECT_TRUE(verify(pvk, proof, publics(w))) << "constraints " << n;
+    // The 192-byte encoding round-trips.
+    EXPECT_EQ(Proof::from_bytes(proof.to_bytes()), proof);
+  }
+}
+
+TEST(Groth16, RejectsWhatIsWrong) {
+  const std::uint64_t seed = test_seed("Groth16.Rejects");
+  const RandomCircuit circuit(200, 3, seed);
+  const circuit::R1cs r1cs = circuit.record();
+  const Witness w = circuit.witness();
+  const ProvingKey pk = setup(r1cs);
+  const PreparedVerifyingKey pvk = PreparedVerifyingKey::from(pk.vk);
+  const Proof proof = prove_checked(pk, r1cs, w, ProverRandomness::random());
+  ASSERT_TRUE(verify(pvk, proof, publics(w)));
+
+  // A changed public input.
+  auto bad_inputs = publics(w);
+  bad_inputs[1] += Fr::one();
+  EXPECT_FALSE(verify(pvk, proof, bad_inputs));
+  // Wrong number of inputs: an error, not a verdict.
+  EXPECT_THROW(verify(pvk, proof, std::vector<Fr>(2)), VerificationError);
+  // Changed proof bytes: either undecodable or not verifying.
+  ff::SeededRng rng(seed);
+  for (int i = 0; i < 8; ++i) {
+    auto bytes = proof.to_bytes();
+    bytes[rng.next_u64() % bytes.size()] ^= std::uint8_t(1 + rng.next_u64() % 255);
+    try {
+      EXPECT_FALSE(verify(pvk, Proof::from_bytes(bytes), publics(w)));
+    } catch (const ProofFormatError&) {
+    }
+  }
+  // A proof for another circuit (same shape, another key).
+  const ProvingKey other = setup(r1cs);
+  const Proof foreign = prove(other, r1cs, w, ProverRandomness::random());
+  EXPECT_FALSE(verify(pvk, foreign, publics(w)));
+  // Swapped A and C.
+  Proof swapped = proof;
+  std::swap(swapped.a, swapped.c);
+  EXPECT_FALSE(verify(pvk, swapped, publics(w)));
+}
+
+TEST(Groth16, UnsatisfiedWitnessIsRefused) {
+  const RandomCircuit circuit(50, 2, test_seed("Groth16.Unsatisfied"));
+  const circuit::R1cs r1cs = circuit.record();
+  Witness w = circuit.witness();
+  const ProvingKey pk = setup(r1cs);
+  w.aux.back() += Fr::one();
+  EXPECT_THROW(prove_checked(pk, r1cs, w, ProverRandomness::random()), ProverError);
+  // And a key for another shape is refused with a message.
+  const RandomCircuit bigger(80, 2, 1);
+  EXPECT_THROW(prove(pk, bigger.record(), bigger.witness(), ProverRandomness::random()), ProverError);
+}
+
+TEST(Groth16, HPolynomialDividesExactly) {
+  // h(ζ)·t(ζ) = a(ζ)·b(ζ) − c(ζ) at a random point ζ, with a, b, c interpolated independently.
+  const std::uint64_t seed = test_seed("Groth16.H");
+  const RandomCircuit circuit(100, 2, seed);
+  const circuit::R1cs r1cs = circuit.record();
+  const Witness w = circuit.witness();
+  const std::vector<Fr> h = compute_h(r1cs, w);
+  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
+  ff::SeededRng rng(seed);
+  const Fr zeta = Fr::random(rng);
+  const std::vector<Fr> lag = domain.lagrange_at(zeta);
+  // a(ζ) = Σ L_k(ζ)·⟨A_k, z⟩
+  std::vector<Fr> z(w.inputs);
+  z.insert(z.end(), w.aux.begin(), w.aux.end());
+  auto eval = [&](const circuit::CsrMatrix& m) {
+    Fr acc = Fr::zero();
+    for (std::size_t k = 0; k < m.num_rows(); ++k) {
+      Fr row = Fr::zero();
+      for (std::size_t e = m.row_ptr[k]; e < m.row_ptr[k + 1]; ++e) row += m.val[e] * z[m.col[e]];
+      acc += lag[k] * row;
+    }
+    return acc;
+  };
+  Fr h_at = Fr::zero();
+  for (std::size_t i = h.size(); i-- > 0;) h_at = h_at * zeta + h[i];
+  EXPECT_EQ(h_at * domain.vanishing_at(zeta), eval(r1cs.a) * eval(r1cs.b) - eval(r1cs.c));
+}
+
+TEST(Groth16, SetupMatchesToxicWaste) {
+  const RandomCircuit circuit(20, 1, test_seed("Groth16.SetupToxic"));
+  const ToxicWaste tw = ToxicWaste::random();
+  const ProvingKey pk = generate_parameters(circuit.record(), tw);
+  using ec::G1Jacobian;
+  using ec::G2Jacobian;
+  EXPECT_EQ(pk.vk.alpha_g1, (G1Jacobian::generator() * tw.alpha).to_affine());
+  EXPECT_EQ(pk.vk.beta_g2, (G2Jacobian::generator() * tw.beta).to_affine());
+  EXPECT_EQ(pk.vk.delta_g2, (G2Jacobian::generator() * tw.delta).to_affine());
+  // h_0 = t(τ)/δ
+  const poly::EvaluationDomain d = poly::EvaluationDomain::for_size(circuit.record().num_constraints);
+  EXPECT_EQ(pk.h[0], (G1Jacobian::generator() * (d.vanishing_at(tw.tau) * tw.delta.inverse())).to_affine());
+}
+
+TEST(Groth16, BatchVerification) {
+  const std::uint64_t seed = test_seed("Groth16.Batch");
+  const RandomCircuit circuit(100, 3, seed);
+  const circuit::R1cs r1cs = circuit.record();
+  const ProvingKey pk = setup(r1cs);
+  const PreparedVerifyingKey pvk = PreparedVerifyingKey::from(pk.vk);
+  const Witness w = circuit.witness();
+  std::vector<Proof> proofs;
+  for (int i = 0; i < 4; ++i) proofs.push_back(prove(pk, r1cs, w, ProverRandomness::random()));
+  const auto x = publics(w);
+  std::vector<ProofWithInputs> items;
+  for (const auto& p : proofs) items.push_back({&p, x});
+  EXPECT_TRUE(verify_batch(pvk, items));
+  auto bad_x = x;
+  bad_x[0] += Fr::one();
+  items[2].public_inputs = bad_x;
+  EXPECT_FALSE(verify_batch(pvk, items));
+}
+
+TEST(ParamsFile, RoundTripAndProve) {
+  const std::uint64_t seed = test_seed("ParamsFile.RoundTrip");
+  const RandomCircuit circuit(150, 2, seed);
+  const circuit::R1cs r1cs = circuit.record();
+  const ProvingKey pk = setup(r1cs);
+  const std::string params = temp_path("rt.params"), vk = temp_path("rt.vk");
+  write_params(params, pk);
+  write_vk(vk, pk.vk);
+  ParamsReadOptions full;
+  full.check_subgroup = true;
+  const ProvingKey back = read_params(params, full);
+  EXPECT_EQ(back, pk);
+  EXPECT_EQ(read_vk(vk), pk.vk);
+  const auto summary = summarize_params_file(params);
+  EXPECT_EQ(summary.h, pk.h.size());
+  EXPECT_EQ(summary.l, pk.l.size());
+  EXPECT_EQ(summary.b_g2, pk.b_g2.size());
+  EXPECT_EQ(summarize_params_file(vk).kind, ParamsSummary::Kind::VerifyingKey);
+  // The .vk file is the .params file's prefix.
+  EXPECT_EQ(std::filesystem::file_size(vk), 864 + 4 + 96 * pk.vk.ic.size());
+  const Witness w = circuit.witness();
+  EXPECT_TRUE(verify(PreparedVerifyingKey::from(read_vk(vk)), prove(back, r1cs, w, ProverRandomness::random()), publics(w)));
+  std::filesystem::remove(params);
+  std::filesystem::remove(vk);
+}
+
+TEST(ParamsFile, MalformedFilesAreRejected) {
+  const std::uint64_t seed = test_seed("ParamsFile.Malformed");
+  const RandomCircuit circuit(40, 1, seed);
+  const ProvingKey pk = setup(circuit.record());
+  const std::string path = temp_path("bad.params");
+  write_params(path, pk);
+  std::vector<char> bytes(std::filesystem::file_size(path));
+  std::ifstream(path, std::ios::binary).read(bytes.data(), std::streamsize(bytes.size()));
+  auto write = [&](const std::vector<char>& b) { std::ofstream(path, std::ios::binary).write(b.data(), std::streamsize(b.size())); };
+  ff::SeededRng rng(seed);
+  // Truncations anywhere: always an error naming a field and an offset.
+  for (int i = 0; i < 20; ++i) {
+    auto t = bytes;
+    t.resize(rng.next_u64() % bytes.size());
+    write(t);
+    EXPECT_THROW(read_params(path), ParamsFileError) << "truncated at " << t.size();
+  }
+  // Trailing garbage.
+  auto t = bytes;
+  t.push_back(0);
+  write(t);
+  EXPECT_THROW(read_params(path), ParamsFileError);
+  // A huge count.
+  t = bytes;
+  t[864] = char(0x7f);
+  write(t);
+  try {
+    read_params(path);
+    ADD_FAILURE() << "huge count accepted";
+  } catch (const ParamsFileError& e) {
+    EXPECT_EQ(e.field(), "ic.count");
+    EXPECT_EQ(e.offset(), 864u);
+  }
+  // A corrupted coordinate: an error, or (if it still decodes) a different key.
+  for (int i = 0; i < 10; ++i) {
+    t = bytes;
+    t[868 + rng.next_u64() % (bytes.size() - 868)] ^= char(1 << (rng.next_u64() % 8));
+    write(t);
+    try {
+      EXPECT_NE(read_params(path), pk);
+    } catch (const ParamsFileError&) {
+    }
+  }
+  std::filesystem::remove(path);
+}
