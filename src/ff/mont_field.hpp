@@ -236,6 +236,39 @@ class MontField {
     return s;
   }
 
+  // The canonical value in decimal (snarkjs's public.json convention).
+  std::string to_decimal() const {
+    Repr r = to_repr();
+    std::string digits;
+    constexpr u64 CHUNK = 10000000000000000000ULL;  // 10^19
+    do {
+      u64 rem = 0;
+      r = div_small(r, CHUNK, &rem);
+      for (int i = 0; i < 19; ++i) {
+        digits.push_back(char('0' + rem % 10));
+        rem /= 10;
+        if (ff::is_zero(r) && rem == 0) break;
+      }
+    } while (!ff::is_zero(r));
+    return std::string(digits.rbegin(), digits.rend());
+  }
+  // Parses a non-negative decimal integer; nullopt when it is not one or is >= p.
+  static std::optional<MontField> from_decimal(std::string_view s) {
+    if (s.empty() || s.size() > 100) return std::nullopt;
+    Repr r{};
+    for (char ch : s) {
+      if (ch < '0' || ch > '9') return std::nullopt;
+      u64 carry = u64(ch - '0');
+      for (std::size_t i = 0; i < N; ++i) {
+        const u128 t = u128(r[i]) * 10 + carry;
+        r[i] = u64(t);
+        carry = u64(t >> 64);
+      }
+      if (carry) return std::nullopt;
+    }
+    return from_repr(r);
+  }
+
   // Uniform sampling by rejection; Rng yields uniform 64-bit words (see ff/random.hpp).
   template <class Rng>
   static MontField random(Rng& rng) {

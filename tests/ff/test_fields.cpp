@@ -241,3 +241,19 @@ TEST(FieldBatch, BatchInversion) {
       EXPECT_EQ(xs[i] * ys[i], Fp::one());
   }
 }
+
+TEST(Fr, DecimalRoundTrip) {
+  SeededRng rng(test_seed("Fr.Decimal"));
+  EXPECT_EQ(Fr::zero().to_decimal(), "0");
+  EXPECT_EQ(Fr::from_u64(1234567890123456789ULL).to_decimal(), "1234567890123456789");
+  EXPECT_EQ(Fr::from_u64(10000000000000000000ULL).to_decimal(), "10000000000000000000");
+  // r - 1, from REFERENCE.md's hex.
+  EXPECT_EQ((-Fr::one()).to_decimal(),
+            "52435875175126190479447740508185965837690552500527637822603658699938581184512");
+  EXPECT_FALSE(Fr::from_decimal("52435875175126190479447740508185965837690552500527637822603658699938581184513").has_value());
+  EXPECT_FALSE(Fr::from_decimal("12a").has_value());
+  for (int i = 0; i < 100; ++i) {
+    const Fr a = Fr::random(rng);
+    EXPECT_EQ(Fr::from_decimal(a.to_decimal()), a);
+  }
+}
