@@ -61,13 +61,16 @@ double ms_since(Clock::time_point t0) {
 
 }  // namespace
 
-std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness) {
+std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, ProverTimings* timings) {
+  auto t0 = Clock::now();
   const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
   const std::size_t m = domain.m();
   std::vector<Fr> a(m), b(m), c(m);
   const std::size_t n = r1cs.num_constraints;
   circuit::evaluate_into(r1cs, witness.inputs, witness.aux, std::span(a).first(n), std::span(b).first(n),
                          std::span(c).first(n));
+  if (timings) timings->abc_ms = ms_since(t0);
+  t0 = Clock::now();
   using poly::Order;
   // Evaluations on H -> coefficients (bit-reversed) -> evaluations on the coset 7·H (natural):
   // the orderings chain with no permutation pass.
@@ -81,6 +84,7 @@ std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness) {
   });
   poly::icoset_ntt(a, domain, Order::Natural, Order::Natural);
   a.resize(m - 1);
+  if (timings) timings->ntt_ms = ms_since(t0);
   return a;
 }
 
@@ -94,9 +98,8 @@ Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, c
   const auto start = Clock::now();
 
   phase("a,b,c + H (NTT)");
+  const std::vector<Fr> h = compute_h(r1cs, w, &t);
   auto t0 = Clock::now();
-  const std::vector<Fr> h = compute_h(r1cs, w);
-  t.ntt_ms = ms_since(t0);
 
   const std::size_t nin = r1cs.num_inputs;
   const std::size_t nb_in = r1cs.b_input_density.count();

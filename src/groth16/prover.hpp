@@ -34,8 +34,8 @@ struct ProverTimings {
          total_ms = 0;
 };
 
-// Called at the start of each phase: "a,b,c", "H (NTT)", "H MSM", "L MSM", "A MSM", "B MSM (G1)",
-// "B MSM (G2)".
+// Called at the start of each phase: "a,b,c + H (NTT)", "H MSM", "L MSM", "A MSM",
+// "B MSM (G1)", "B MSM (G2)".
 using ProverProgress = std::function<void(std::string_view phase)>;
 
 class ProverError : public std::invalid_argument {
@@ -53,7 +53,8 @@ Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witn
 Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
                     const ProverRandomness& rs, ProverTimings* timings = nullptr, const ProverProgress& progress = {});
 
-// The H polynomial's coefficients 0..m-2 (exposed for tests and other backends).
-std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness);
+// The H polynomial's coefficients 0..m-2 (exposed for tests and other backends); fills
+// timings->abc_ms and ntt_ms when given.
+std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, ProverTimings* timings = nullptr);
 
 }  // namespace snarkpipe::groth16

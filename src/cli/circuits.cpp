@@ -1,0 +1,84 @@
+#include "cli/circuits.hpp"
+
+#include "circuit/recording_cs.hpp"
+#include "circuit/witness_cs.hpp"
+#include "gadgets/circuits.hpp"
+#include "gadgets/synthetic.hpp"
+
+namespace snarkpipe::cli {
+
+std::size_t parse_size(const std::string& s) {
+  try {
+    if (s.rfind("2^", 0) == 0) {
+      const unsigned long k = std::stoul(s.substr(2));
+      if (k > 40) throw std::invalid_argument("");
+      return std::size_t(1) << k;
+    }
+    std::size_t pos = 0;
+    const unsigned long long n = std::stoull(s, &pos);
+    if (pos != s.size()) throw std::invalid_argument("");
+    return std::size_t(n);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("bad size '" + s + "': expected a number like 4096 or 2^12");
+  }
+}
+
+std::string CircuitSpec::describe() const {
+  if (name == "sha256-preimage") return name + " (" + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") + ")";
+  if (name == "merkle-sha256") return name + " (depth " + std::to_string(depth) + ")";
+  if (name == "synthetic") return name + " (" + constraints + " constraints, " + std::to_string(inputs) + " inputs)";
+  return name;
+}
+
+void add_circuit_options(CLI::App* cmd, CircuitSpec& spec) {
+  cmd->add_option("--circuit", spec.name,
+                  "Built-in circuit: sha256-preimage (knowledge of a SHA-256 preimage), merkle-sha256 (a leaf in a "
+                  "binary SHA-256 Merkle tree), synthetic (random constraints, any size)")
+      ->check(CLI::IsMember({"sha256-preimage", "merkle-sha256", "synthetic"}))
+      ->capture_default_str();
+  cmd->add_option("--blocks", spec.blocks, "sha256-preimage: number of 64-byte message blocks")->capture_default_str();
+  cmd->add_option("--depth", spec.depth, "merkle-sha256: tree depth (about 45,600 constraints per level)")
+      ->capture_default_str();
+  cmd->add_option("--constraints", spec.constraints, "synthetic: number of constraints, N or 2^k")->capture_default_str();
+  cmd->add_option("--inputs", spec.inputs, "synthetic: number of public inputs")->capture_default_str();
+  cmd->add_option("--seed", spec.seed, "Seed of the witness (and of the synthetic circuit's shape)")->capture_default_str();
+}
+
+CircuitInstance make_circuit(const CircuitSpec& spec) {
+  CircuitInstance c;
+  if (spec.name == "sha256-preimage") {
+    if (spec.blocks < 1 || spec.blocks > 1024) throw std::invalid_argument("--blocks must be in 1..1024");
+    auto pre = gadgets::Sha256PreimageCircuit::random_preimage(spec.blocks, spec.seed);
+    c.expected_public = gadgets::Sha256PreimageCircuit::public_inputs(pre);
+    c.shape = std::make_unique<gadgets::Sha256PreimageCircuit>(spec.blocks, std::nullopt);
+    c.proving = std::make_unique<gadgets::Sha256PreimageCircuit>(spec.blocks, std::move(pre));
+  } else if (spec.name == "merkle-sha256") {
+    if (spec.depth < 1 || spec.depth > 32) throw std::invalid_argument("--depth must be in 1..32");
+    auto w = gadgets::MerkleSha256Circuit::random_witness(spec.depth, spec.seed);
+    c.expected_public = gadgets::MerkleSha256Circuit::public_inputs(w);
+    c.shape = std::make_unique<gadgets::MerkleSha256Circuit>(spec.depth, std::nullopt);
+    c.proving = std::make_unique<gadgets::MerkleSha256Circuit>(spec.depth, std::move(w));
+  } else if (spec.name == "synthetic") {
+    const std::size_t n = parse_size(spec.constraints);
+    if (n < 1 || n > (std::size_t(1) << 28)) throw std::invalid_argument("--constraints must be in 1..2^28");
+    c.shape = std::make_unique<gadgets::SyntheticCircuit>(n, spec.inputs, spec.seed);
+    c.proving = std::make_unique<gadgets::SyntheticCircuit>(n, spec.inputs, spec.seed);
+  } else {
+    throw std::invalid_argument("unknown circuit '" + spec.name + "' (try sha256-preimage, merkle-sha256, synthetic)");
+  }
+  return c;
+}
+
+circuit::R1cs record(const circuit::Circuit& c) {
+  circuit::RecordingConstraintSystem cs;
+  c.synthesize(cs);
+  return cs.finish();
+}
+
+groth16::Witness synthesize_witness(const circuit::Circuit& c) {
+  circuit::WitnessConstraintSystem cs;
+  c.synthesize(cs);
+  return {cs.take_inputs(), cs.take_aux()};
+}
+
+}  // namespace snarkpipe::cli

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The command line's file contracts: setup writes bellperson files, prove writes a 192-byte
+# proof and public.json, verify exits 0 only for a valid proof, an independent verifier
+# (@noble/curves) agrees, and bad inputs give errors, not crashes.
+set -u
+SNARKPIPE="$1"
+INTEROP="$2"
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$SNARKPIPE" setup --circuit merkle-sha256 --depth 1 --params "$DIR/m.params" --vk "$DIR/m.vk" || fail "setup"
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --seed 7 --params "$DIR/m.params" --proof "$DIR/m.proof" --public "$DIR/m.json" || fail "prove"
+[ "$(stat -c %s "$DIR/m.proof")" = 192 ] || fail "proof is not 192 bytes"
+grep -Eq '^\["[0-9]+","[0-9]+","[0-9]+"\]$' "$DIR/m.json" || fail "public.json is not 3 decimal strings: $(cat "$DIR/m.json")"
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/m.proof" --public "$DIR/m.json" || fail "valid proof rejected"
+node "$INTEROP/verify_groth16.mjs" "$DIR/m.vk" "$DIR/m.proof" "$DIR/m.json" || fail "noble rejected snarkpipe's proof"
+"$SNARKPIPE" inspect "$DIR/m.params" | grep -q "public inputs 3" || fail "inspect"
+
+# Another witness's public inputs: invalid, exit 1, for both verifiers.
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --seed 8 --params "$DIR/m.params" --proof "$DIR/o.proof" --public "$DIR/o.json" >/dev/null 2>&1 || fail "prove seed 8"
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/m.proof" --public "$DIR/o.json"; [ $? = 1 ] || fail "wrong inputs accepted"
+node "$INTEROP/verify_groth16.mjs" "$DIR/m.vk" "$DIR/m.proof" "$DIR/o.json" >/dev/null; [ $? = 1 ] || fail "noble accepted wrong inputs"
+
+# A flipped proof byte, a truncated proof, a truncated key, garbage JSON.
+cp "$DIR/m.proof" "$DIR/bad.proof"
+printf '\x01' | dd of="$DIR/bad.proof" bs=1 seek=100 conv=notrunc 2>/dev/null
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/bad.proof" --public "$DIR/m.json"; [ $? = 1 ] || fail "flipped byte accepted"
+head -c 191 "$DIR/m.proof" > "$DIR/short.proof"
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/short.proof" --public "$DIR/m.json"; [ $? = 1 ] || fail "short proof accepted"
+head -c 1000 "$DIR/m.vk" > "$DIR/short.vk"
+"$SNARKPIPE" verify --vk "$DIR/short.vk" --proof "$DIR/m.proof" --public "$DIR/m.json"; [ $? = 2 ] || fail "truncated vk not an input error"
+echo '["12", "x"]' > "$DIR/bad.json"
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/m.proof" --public "$DIR/bad.json"; [ $? = 2 ] || fail "bad JSON not an input error"
+head -c 5000 "$DIR/m.params" > "$DIR/short.params"
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --params "$DIR/short.params" --proof "$DIR/x" --public "$DIR/x.json" 2>"$DIR/err"; [ $? = 1 ] || fail "truncated params accepted"
+grep -q "byte offset" "$DIR/err" || fail "truncated params error does not name the offset: $(cat "$DIR/err")"
+# A key for another circuit.
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 2 --params "$DIR/m.params" --proof "$DIR/x" --public "$DIR/x.json" 2>"$DIR/err"; [ $? = 1 ] || fail "foreign key accepted"
+grep -q "key" "$DIR/err" || fail "foreign key error unclear: $(cat "$DIR/err")"
+echo "cli round trip: ok"
