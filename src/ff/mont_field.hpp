@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "ff/bigint.hpp"
+#if defined(__x86_64__)
+#include "ff/add_x86_64.hpp"
+#endif
 
 namespace snarkpipe::ff {
 
@@ -304,26 +307,16 @@ class MontField {
   }
   static constexpr bool has_asm_v = detect_asm<P>();
 
-  // (a + b) mod p and (a - b) mod p. On x86-64 the carry chains go through the ADC/SBB
-  // intrinsics and the final correction through a mask, with no branches; the loops below
-  // serve constexpr evaluation and other targets.
+  // (a + b) mod p and (a - b) mod p. On x86-64 the 4- and 6-limb cases are inline assembly
+  // (add_x86_64.hpp); the loops serve constexpr evaluation and other targets.
   static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
-    if (!std::is_constant_evaluated()) {
-      using ull = unsigned long long;
-      ull s[N], d[N];
-      unsigned char c = 0;
-      for (std::size_t i = 0; i < N; ++i) c = __builtin_ia32_addcarryx_u64(c, a[i], b[i], &s[i]);
-      unsigned char br = 0;
-      for (std::size_t i = 0; i < N; ++i) br = __builtin_ia32_sbb_u64(br, s[i], MODULUS[i], &d[i]);
-      // Keep s when s < p (a borrow and no carry out), else s - p.
-      const u64 keep_s = u64(0) - u64(br & (c ^ 1));
-      for (std::size_t i = 0; i < N; ++i) {
-        u64 v = (s[i] & keep_s) | (d[i] & ~keep_s);
-        asm("" : "+r"(v));  // keeps the select scalar (no SLP round trip through memory)
-        r[i] = v;
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        if constexpr (N == 4) x86::add_mod_4(r.data(), a.data(), b.data(), MODULUS.data());
+        if constexpr (N == 6) x86::add_mod_6(r.data(), a.data(), b.data(), MODULUS.data());
+        return;
       }
-      return;
     }
 #endif
     Repr s{};
@@ -333,19 +326,12 @@ class MontField {
   }
   static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
-    if (!std::is_constant_evaluated()) {
-      using ull = unsigned long long;
-      ull d[N];
-      unsigned char br = 0;
-      for (std::size_t i = 0; i < N; ++i) br = __builtin_ia32_sbb_u64(br, a[i], b[i], &d[i]);
-      const u64 mask = u64(0) - u64(br);
-      unsigned char c = 0;
-      for (std::size_t i = 0; i < N; ++i) {
-        ull t;
-        c = __builtin_ia32_addcarryx_u64(c, d[i], MODULUS[i] & mask, &t);
-        r[i] = t;
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        if constexpr (N == 4) x86::sub_mod_4(r.data(), a.data(), b.data(), MODULUS.data());
+        if constexpr (N == 6) x86::sub_mod_6(r.data(), a.data(), b.data(), MODULUS.data());
+        return;
       }
-      return;
     }
 #endif
     if (sub_to(r, a, b)) add_to(r, r, MODULUS);

@@ -257,3 +257,34 @@ TEST(Fr, DecimalRoundTrip) {
     EXPECT_EQ(Fr::from_decimal(a.to_decimal()), a);
   }
 }
+
+namespace {
+// Reference modular addition/subtraction on raw limbs (the constexpr loops of bigint.hpp).
+template <class F>
+void check_add_sub_against_reference(const F& a, const F& b) {
+  using R = typename F::Repr;
+  R s{}, d{};
+  const u64 carry = add_to(s, a.montgomery(), b.montgomery());
+  if (carry || compare(s, F::MODULUS) >= 0) sub_to(s, s, F::MODULUS);
+  if (sub_to(d, a.montgomery(), b.montgomery())) add_to(d, d, F::MODULUS);
+  ASSERT_EQ((a + b).montgomery(), s);
+  ASSERT_EQ((a - b).montgomery(), d);
+}
+template <class F>
+void check_add_sub(SeededRng& rng) {
+  const F pm1 = -F::one();
+  const std::vector<F> edge = {F::zero(), F::one(), pm1, pm1 - F::one(), F::from_montgomery(F::MODULUS).zero() - pm1};
+  for (const F& a : edge)
+    for (const F& b : edge) check_add_sub_against_reference(a, b);
+  for (int i = 0; i < 20000; ++i) check_add_sub_against_reference(F::random(rng), F::random(rng));
+}
+}  // namespace
+
+TEST(Fp, AdditionAgainstReference) {
+  SeededRng rng(test_seed("Fp.AddRef"));
+  check_add_sub<Fp>(rng);
+}
+TEST(Fr, AdditionAgainstReference) {
+  SeededRng rng(test_seed("Fr.AddRef"));
+  check_add_sub<Fr>(rng);
+}

@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""Generates src/ff/mont_x86_64.S: Montgomery multiplication and squaring for the
+BLS12-381 base field Fp (6 limbs) and scalar field Fr (4 limbs) with BMI2 MULX and
+ADX ADCX/ADOX (two independent carry chains).  Standard library only.
+
+Usage: python3 tools/gen_mont_x86_64.py [output-path]
+       (default: src/ff/mont_x86_64.S next to this tools/ directory)
+
+Exported functions (SysV x86-64 ABI, limbs little-endian 64-bit words):
+
+    void snarkpipe_mont_mul_fp(uint64_t out[6], const uint64_t a[6], const uint64_t b[6]);
+    void snarkpipe_mont_sqr_fp(uint64_t out[6], const uint64_t a[6]);
+    void snarkpipe_mont_mul_fr(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]);
+    void snarkpipe_mont_sqr_fr(uint64_t out[4], const uint64_t a[4]);
+
+out = a*b*R^-1 mod m with R = 2^(64N); inputs must be < m; the output is < m.  Every
+input word is read before the first store to `out`, so out may alias a and/or b.  No
+alignment requirement.  Requires BMI2 + ADX.
+
+Multiplication: CIOS
+--------------------
+t = 0 (N+1 words).  For i = 0..N-1:
+    M row:  t += a * b_i                 (products a_j*b_i, lo parts on the OF chain,
+                                          hi parts on the CF chain)
+    q = t_0 * (-m^-1) mod 2^64           (a MULX, which leaves the flags alone)
+    R row:  t += q * m                   (now t_0 == 0)
+    t >>= 64                             (free: registers are renamed in this generator)
+Invariant t < 2m at the top of each iteration, so before the shift
+t < 2m + 2(2^64-1)m < 2^65 m <= 2^(64(N+1)) and after it t < 2m <= 2^(64N); both moduli
+have spare top bits so N+1 accumulator words suffice (asserted in check_field).  The
+register freed by the shift holds 0, and the next M row lands its top carry in it.
+
+Squaring (Fp): the same loop, but row j multiplies a_j by
+    X_j = a_j*2^(64j) + 2*sum_{k>j} a_k 2^(64k)
+(words [a_j, D_{j+1}, S_{j+2}, ..., S_{N-1}] with D_k = 2a_k mod 2^64 and S_k = word k of
+2a, both precomputed on the stack), and adds it at relative words j..N.  Summed over j
+this is exactly a^2 with N(N+1)/2 products instead of N^2.  Row j >= 1 never touches
+word 0, so q_j only waits for the previous R row.  Since X_j < 2a < 2m, t stays below
+T = 3m*2^64/(2^64-1) between iterations and below T + 3*2^64*m before each shift; both
+fit (N resp. N+1 words) iff 3m*2^64 <= 2^(64N)*(2^64-1), which holds for Fp but not for
+Fr (3r > 2^256), so sqr_fr uses the multiplication code with b = a.  The final value
+is (a^2 + Q m)/R < 2m as usual.
+
+Final step (both): s = t - m with sub/sbb, then cmovc keeps t if that borrowed.  No
+branches, no secret-dependent memory access.
+
+Scheduling (measured on an AMD EPYC Zen 4, which has one 64-bit multiplier): the
+multiplier is the bottleneck, and the core keeps it busiest when the instruction stream
+is "MULX, adcx/adox, adcx/adox" repeated, with no plain ALU instructions (add/adc/imul/
+lea ...) among the MULXs.  So the rows are generated as two ordered lists (multiplies
+and additions) and merged: after each MULX at most two ADX additions whose products are
+already available.  Products alternate between two hi/lo register pairs, so an
+addition may trail its MULX by one slot.  Carry absorption uses a zero constant in
+memory; flags are cleared with a zeroing xor on a dead register; q is computed with
+MULX.  Per iteration there are exactly twice as many additions as MULXs.
+"""
+
+import os
+import sys
+
+# Where q's MULX goes in each M row (after the MULX of word `QAFTER`), chosen by
+# measurement; any value is correct.
+QAFTER_MUL = {"fp": 1, "fr": 2}
+QAFTER_SQR = {"fp": 1, "fr": 2}
+
+FIELDS = [
+    # name, modulus, N, -m^-1 mod 2^64
+    ("fp",
+     0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB,
+     6, 0x89F3FFFCFFFCFFFD),
+    ("fr",
+     0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001,
+     4, 0xFFFFFFFEFFFFFFFF),
+]
+
+PREFIX = "snarkpipe_mont_"
+W = 64
+
+REG32 = {
+    "rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx",
+    "rsi": "esi", "rdi": "edi", "rbp": "ebp",
+    "r8": "r8d", "r9": "r9d", "r10": "r10d", "r11": "r11d",
+    "r12": "r12d", "r13": "r13d", "r14": "r14d", "r15": "r15d",
+}
+CALLEE_SAVED = ["rbx", "rbp", "r12", "r13", "r14", "r15"]
+
+
+def check_field(name, m, n, n0):
+    """Asserts the facts the generated code relies on; returns whether the symmetric
+    squaring may be used for this modulus."""
+    assert m % 2 == 1
+    assert (m * n0 + 1) % (1 << W) == 0, f"{name}: n0 is not -m^-1 mod 2^64"
+    R = 1 << (W * n)
+    assert m < R // 2
+    # mul: t < 2m between iterations; before the shift t < 2m + 2(2^64-1)m.
+    assert 2 * m <= R, f"{name}: 2m does not fit in N words"
+    assert 2 * m + 2 * ((1 << W) - 1) * m <= R << W, f"{name}: N+1 words are not enough"
+    # final conditional subtraction: t < 2m needs a single subtraction of m.
+    # symmetric squaring: 2a < 2m < R, so 2a has no word N.  Each row adds a_j*X_j <
+    # 2^64*2m and each reduction q*m < 2^64*m, so with T = 3m*2^64/(2^64-1) we get
+    # t < T between iterations (needs T <= R) and t < T + 3*2^64*m before each shift
+    # (needs <= 2^64*R); both reduce to 3m*2^64 <= R*(2^64-1).
+    sym = 3 * m * (1 << W) <= R * ((1 << W) - 1)
+    if sym:
+        T = -(-3 * m * (1 << W) // ((1 << W) - 1))  # ceil
+        assert T <= R and T + 3 * (1 << W) * m <= R << W
+    return sym
+
+
+class Pool:
+    """A tiny register allocator."""
+
+    def __init__(self, regs):
+        self.free = list(regs)
+        self.used = set()
+
+    def get(self):
+        if not self.free:
+            raise RuntimeError("out of registers")
+        r = self.free.pop(0)
+        self.used.add(r)
+        return r
+
+    def put(self, r):
+        assert r not in self.free
+        self.free.append(r)
+
+
+class Func:
+    def __init__(self, name):
+        self.name = name
+        self.body = []
+
+    def emit(self, s):
+        self.body.append("\t" + s)
+
+    def comment(self, s):
+        self.body.append("\t/* " + s + " */")
+
+    def render(self, used_regs, frame_bytes):
+        saved = [r for r in CALLEE_SAVED if r in used_regs]
+        out = ["", "\t.globl " + self.name, "\t.type " + self.name + ",@function",
+               "\t.p2align 4", self.name + ":", "\t.cfi_startproc"]
+        for r in saved:
+            out += ["\tpush " + r, "\t.cfi_adjust_cfa_offset 8", f"\t.cfi_rel_offset {r}, 0"]
+        if frame_bytes:
+            out += [f"\tsub rsp, {frame_bytes}", f"\t.cfi_adjust_cfa_offset {frame_bytes}"]
+        out += self.body
+        if frame_bytes:
+            out += [f"\tadd rsp, {frame_bytes}", f"\t.cfi_adjust_cfa_offset -{frame_bytes}"]
+        for r in reversed(saved):
+            out += ["\tpop " + r, "\t.cfi_adjust_cfa_offset -8", f"\t.cfi_restore {r}"]
+        out += ["\tret", "\t.cfi_endproc", "\t.size " + self.name + ", .-" + self.name]
+        return out
+
+
+def q(base, idx):
+    return f"qword ptr [{base}+{8 * idx}]" if idx else f"qword ptr [{base}]"
+
+
+def modw(field, j):
+    return f"qword ptr [rip+.L{field}_m+{8 * j}]" if j else f"qword ptr [rip+.L{field}_m]"
+
+
+def n0w(field):
+    return f"qword ptr [rip+.L{field}_n0]"
+
+
+ZERO = "qword ptr [rip+.Lzero]"
+
+
+# ---------------------------------------------------------------------------------
+# The scheduler: an ordered list of multiply items and an ordered list of additions,
+# merged into one instruction stream.
+
+
+class Prod:
+    """One MULX.  hi/lo are fixed registers or None (then taken from a pair)."""
+
+    def __init__(self, src, hi=None, lo=None):
+        self.src, self.hi, self.lo = src, hi, lo
+        self.fixed_hi, self.fixed_lo = hi is not None, lo is not None
+        self.emitted = False
+        self.pair = None
+        self.uses = 0
+
+
+class Add:
+    """ins dst, src where src is (Prod, "hi"|"lo") or an operand string; ins == "xor"
+    stands for "clear CF and OF"."""
+
+    def __init__(self, ins, dst=None, src=None, deps=()):
+        self.ins, self.dst, self.src = ins, dst, src
+        self.deps = list(deps)
+        if isinstance(src, tuple):
+            self.deps.append(src[0])
+        self.emitted = False
+
+
+class QItem:
+    """q = u0 * n0 mod 2^64 into qreg (MULX: flags untouched).  The high half goes to
+    rdx, which is then reloaded from `restore` if given."""
+
+    def __init__(self, u0, restore, deps):
+        self.u0, self.restore, self.deps = u0, restore, list(deps)
+
+
+def merge(f, field, mlist, alist, pairs, qreg, per=2, spare=None):
+    for a in alist:
+        if isinstance(a.src, tuple):
+            a.src[0].uses += 1
+    owner = [None] * len(pairs)
+    ai = 0
+
+    def dead_reg():
+        if spare is not None:
+            return spare
+        for k, pr in enumerate(pairs):
+            if owner[k] is None:
+                return pr[1]
+        return None
+
+    def emit_adds(limit):
+        nonlocal ai
+        done = 0
+        while ai < len(alist):
+            a = alist[ai]
+            if a.ins != "xor" and done >= limit:
+                break
+            if not all(d.emitted for d in a.deps):
+                break
+            if a.ins == "xor":
+                r = dead_reg()
+                if r is None:
+                    break
+                f.emit(f"xor {REG32[r]}, {REG32[r]}")
+            elif isinstance(a.src, tuple):
+                p, part = a.src
+                f.emit(f"{a.ins} {a.dst}, {p.hi if part == 'hi' else p.lo}")
+                p.uses -= 1
+                if p.uses == 0 and p.pair is not None:
+                    owner[p.pair] = None
+            else:
+                f.emit(f"{a.ins} {a.dst}, {a.src}")
+            a.emitted = True
+            ai += 1
+            if a.ins != "xor":
+                done += 1
+        return done
+
+    def progress():
+        before = ai
+        emit_adds(1)
+        if ai == before:
+            raise RuntimeError("scheduler deadlock")
+
+    for item in mlist:
+        if isinstance(item, str):
+            f.emit(item)
+            continue
+        if isinstance(item, QItem):
+            while not all(d.emitted for d in item.deps):
+                progress()
+            f.emit(f"mov rdx, {item.u0}")
+            f.emit(f"mulx rdx, {qreg}, {n0w(field)}")
+            if item.restore is not None:
+                f.emit(f"mov rdx, {item.restore}")
+            emit_adds(per)
+            continue
+        p = item
+        if not (p.fixed_hi and p.fixed_lo):
+            while all(o is not None for o in owner):
+                progress()
+            k = owner.index(None)
+            p.pair = k
+            if not p.fixed_hi:
+                p.hi = pairs[k][0]
+            if not p.fixed_lo:
+                p.lo = pairs[k][1]
+            owner[k] = p if p.uses else None
+        f.emit(f"mulx {p.hi}, {p.lo}, {p.src}")
+        p.emitted = True
+        emit_adds(per)
+    while ai < len(alist):
+        before = ai
+        emit_adds(len(alist))
+        if ai == before:
+            raise RuntimeError("scheduler deadlock at the end")
+
+
+def reduce_row(field, n, u, qreg, mlist, alist, swap_top=False):
+    """t += q*m on u[0..n]; lo parts on the OF chain, hi parts on the CF chain.
+    Returns the addition that completes word 1 (the next q depends on it)."""
+    mlist.append(f"mov rdx, {qreg}")
+    alist.append(Add("xor"))
+    last1 = None
+    for j in range(n):
+        p = Prod(modw(field, j))
+        mlist.append(p)
+        lo = Add("adox", u[j], (p, "lo"))
+        alist.append(lo)
+        if j == n - 1 and swap_top:
+            # absorb OF before adding the last high half (a pure scheduling choice)
+            alist.append(Add("adox", u[n], ZERO))
+        alist.append(Add("adcx", u[j + 1], (p, "hi")))
+        if j == 1:
+            last1 = lo
+    if not swap_top:
+        alist.append(Add("adox", u[n], ZERO))
+    return last1
+
+
+def final_sub_store(f, field, n, u, tmps, outp):
+    """out = t - m if t >= m else t (t < 2m < 2^(64N))."""
+    s = tmps[:n]
+    assert len(s) == n and not set(s) & set(u)
+    for j in range(n):
+        f.emit(f"mov {s[j]}, {u[j]}")
+    for j in range(n):
+        f.emit(f"{'sub' if j == 0 else 'sbb'} {s[j]}, {modw(field, j)}")
+    for j in range(n):
+        f.emit(f"cmovc {s[j]}, {u[j]}")
+    for j in range(n):
+        f.emit(f"mov {q(outp, j)}, {s[j]}")
+
+
+# ---------------------------------------------------------------------------------
+
+
+def gen_mul(field, n, name, square=False, qafter=1):
+    """CIOS multiplication.  square=True: sqr(out, a) computed as mul(out, a, a)."""
+    f = Func(name)
+    regs = ["r8", "r9", "r10", "r11", "rbx", "rbp", "r12", "r13", "r14", "r15", "rax"]
+    # u[0..n], q and two pairs must fit in `regs`; if not, `out` moves to the stack.
+    spill_out = (n + 1) + 1 + 4 > len(regs)
+    if spill_out:
+        regs.append("rdi")
+    pool = Pool(regs)
+    u = [pool.get() for _ in range(n + 1)]
+    qreg = pool.get()
+    pairs = [(pool.get(), pool.get()) for _ in range(2)]
+    frame = 8 if spill_out else 0
+    if spill_out:
+        f.emit("mov qword ptr [rsp], rdi")
+    bp = "rcx"
+    f.emit(f"mov {bp}, {'rsi' if square else 'rdx'}")
+    mlist, alist = [], []
+
+    # row 0: t = a * b_0, written directly
+    mlist.append(f"mov rdx, {q(bp, 0)}")
+    alist.append(Add("xor"))
+    p0 = Prod(q("rsi", 0), hi=u[1], lo=u[0])
+    mlist.append(p0)
+    mlist.append(QItem(u[0], q(bp, 0), []))
+    for j in range(1, n):
+        p = Prod(q("rsi", j), hi=u[j + 1])
+        mlist.append(p)
+        alist.append(Add("adcx", u[j], (p, "lo")))
+    alist.append(Add("adcx", u[n], ZERO))
+    reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
+    u = u[1:] + u[:1]  # the shift; u[n] now holds 0
+
+    for i in range(1, n):
+        mlist.append(f"mov rdx, {q(bp, i)}")
+        alist.append(Add("xor"))
+        qdeps = None
+        for j in range(n):
+            p = Prod(q("rsi", j))
+            mlist.append(p)
+            lo = Add("adox", u[j], (p, "lo"))
+            alist.append(lo)
+            alist.append(Add("adcx", u[j + 1], (p, "hi")))  # j = n-1 lands in the zero word
+            if j == 0:
+                qdeps = [lo]
+            if j == min(qafter, n - 1):
+                mlist.append(QItem(u[0], q(bp, i), qdeps))
+        alist.append(Add("adox", u[n], ZERO))
+        reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
+        u = u[1:] + u[:1]
+
+    merge(f, field, mlist, alist, pairs, qreg)
+    f.comment("conditional subtraction")
+    tmps = [r for r in ["rcx", "rdx", "rsi", qreg, *pairs[0], *pairs[1], u[n], *pool.free]]
+    outp = "rdi"
+    if spill_out:
+        outp = tmps.pop()
+        f.emit(f"mov {outp}, qword ptr [rsp]")
+    final_sub_store(f, field, n, u[:n], tmps, outp)
+    return f.render(pool.used, frame)
+
+
+def gen_sqr_sym(field, n, name, qafter=0):
+    """Symmetric squaring in the CIOS frame (see the module docstring)."""
+    f = Func(name)
+    s_off = lambda k: 8 * (k - 2)               # S_2..S_{n-1}
+    d_off = lambda k: 8 * (n - 2) + 8 * (k - 1)  # D_1..D_{n-1}
+    frame = 8 * (2 * n - 3)
+    SW = lambda k: f"qword ptr [rsp+{s_off(k)}]" if s_off(k) else "qword ptr [rsp]"
+    DW = lambda k: f"qword ptr [rsp+{d_off(k)}]"
+    pool = Pool(["r8", "r9", "r10", "r11", "rbx", "rbp", "r12", "r13", "r14", "r15", "rax", "rcx"])
+    E = f.emit
+
+    f.comment("D_k = 2 a_k mod 2^64, S_k = word k of 2a")
+    E(f"mov rdx, {q('rsi', 0)}")
+    junk = pool.get()
+    E(f"xor {REG32[junk]}, {REG32[junk]}")
+    E(f"mov {junk}, rdx")
+    E(f"adcx {junk}, rdx")  # CF = top bit of a_0
+    w = {}
+    for k in range(1, n):
+        t = pool.get()
+        E(f"mov {t}, {q('rsi', k)}")
+        d = pool.get()
+        E(f"lea {d}, [{t}+{t}]")
+        E(f"mov {DW(k)}, {d}")
+        E(f"adcx {t}, {t}")  # t = S_k, CF = top bit of a_k
+        if k >= 2:
+            E(f"mov {SW(k)}, {t}")
+        if k == 1:
+            w[1] = d
+            pool.put(t)
+        else:
+            w[k] = t
+            pool.put(d)
+    pool.put(junk)
+
+    f.comment("row 0: t = a_0 * X_0, X_0 = [a_0, D_1, S_2, ...]")
+    u = [pool.get(), pool.get()] + [w[k] for k in range(1, n)]  # u[k+1] reuses w[k]
+    lo = pool.get()
+    E(f"xor {REG32[lo]}, {REG32[lo]}")
+    E(f"mulx {u[1]}, {u[0]}, rdx")
+    for k in range(1, n):
+        E(f"mulx {u[k + 1]}, {lo}, {w[k]}")  # reads w[k] before overwriting it
+        E(f"adcx {u[k]}, {lo}")
+    E(f"adcx {u[n]}, {ZERO}")
+    pool.put(lo)
+    qreg = pool.get()
+    E(f"mov rdx, {u[0]}")
+    E(f"mulx rdx, {qreg}, {n0w(field)}")
+    pairs = [(pool.get(), pool.get()) for _ in range(2)]
+    spare = pool.get() if pool.free else None
+
+    mlist, alist = [], []
+    word1 = reduce_row(field, n, u, qreg, mlist, alist)
+    u = u[1:] + u[:1]
+    for j in range(1, n):
+        qi = QItem(u[0], q("rsi", j) if qafter else None, [word1])
+        if not qafter:
+            mlist.append(qi)
+        mlist.append(f"mov rdx, {q('rsi', j)}")
+        alist.append(Add("xor"))
+        for k in range(j, n):
+            src = "rdx" if k == j else (DW(k) if k == j + 1 else SW(k))
+            p = Prod(src)
+            mlist.append(p)
+            alist.append(Add("adox", u[k], (p, "lo")))
+            alist.append(Add("adcx", u[k + 1], (p, "hi")))  # k = n-1 lands in the zero word
+            if qafter and k == min(j + qafter - 1, n - 1):
+                mlist.append(qi)
+        alist.append(Add("adox", u[n], ZERO))
+        word1 = reduce_row(field, n, u, qreg, mlist, alist)
+        u = u[1:] + u[:1]
+
+    merge(f, field, mlist, alist, pairs, qreg, spare=spare)
+    f.comment("conditional subtraction")
+    tmps = [r for r in ["rdx", "rsi", qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else []),
+                        *pool.free]]
+    final_sub_store(f, field, n, u[:n], tmps, "rdi")
+    return f.render(pool.used, frame)
+
+
+def rodata(field, m, n, n0):
+    out = ["", "\t.p2align 6", f".L{field}_m:"]
+    for j in range(n):
+        out.append(f"\t.quad 0x{(m >> (W * j)) & ((1 << W) - 1):016x}")
+    out += [f".L{field}_n0:", f"\t.quad 0x{n0:016x}"]
+    return out
+
+
+def generate():
+    lines = [
+        "/* Generated by tools/gen_mont_x86_64.py -- do not edit by hand.",
+        " * Montgomery multiplication/squaring for the BLS12-381 base field p (6 limbs)",
+        " * and scalar field r (4 limbs).  Requires BMI2 (MULX) and ADX (ADCX/ADOX).",
+        " *   void snarkpipe_mont_mul_{fp,fr}(uint64_t *out, const uint64_t *a, const uint64_t *b);",
+        " *   void snarkpipe_mont_sqr_{fp,fr}(uint64_t *out, const uint64_t *a);",
+        " * out = a*b/R mod m (R = 2^(64N)); inputs < m, output < m; out may alias a and b.",
+        " */",
+        "",
+        "\t.intel_syntax noprefix",
+        "\t.section .rodata",
+        "\t.p2align 3",
+        ".Lzero:",
+        "\t.quad 0",
+    ]
+    sym = {}
+    for field, m, n, n0 in FIELDS:
+        sym[field] = check_field(field, m, n, n0)
+        lines += rodata(field, m, n, n0)
+    lines += ["", "\t.text"]
+    for field, m, n, n0 in FIELDS:
+        lines += gen_mul(field, n, PREFIX + "mul_" + field, qafter=QAFTER_MUL[field])
+        if sym[field]:
+            lines += gen_sqr_sym(field, n, PREFIX + "sqr_" + field, qafter=QAFTER_SQR[field])
+        else:
+            lines += gen_mul(field, n, PREFIX + "sqr_" + field, square=True, qafter=QAFTER_SQR[field])
+    lines += ["", "\t.section .note.GNU-stack,\"\",@progbits", ""]
+    return "\n".join(lines)
+
+
+def main():
+    if len(sys.argv) > 1:
+        path = sys.argv[1]
+    else:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = os.path.join(root, "src", "ff", "mont_x86_64.S")
+    text = generate()
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+if __name__ == "__main__":
+    main()
