@@ -1,0 +1,57 @@
+#!/bin/bash
+# One device call: the GPU tests, then bench_gpu, from binaries built here and carried over
+# (the device image has nvcc and CMake but not the project's Debian dependencies). Usage, in
+# the repository root:
+#   build:  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release
+#           ninja -C build-cuda test_cuda_arith test_cuda_ntt test_cuda_msm bench_gpu
+#   pack:   bash bench/cuda/run_device.sh --pack        (→ build-cuda/dist: binaries + libtbb)
+#   run:    device run, carry build-cuda/dist:  bash bench/cuda/run_device.sh
+# Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24),
+# bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take longest), sass.txt.gz.
+# SKIP_TESTS=1 runs the benchmarks alone.
+set -u
+DIST=build-cuda/dist
+if [ "${1:-}" = "--pack" ]; then
+  rm -rf "$DIST" && mkdir -p "$DIST/lib"
+  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm} build-cuda/bench/cuda/bench_gpu "$DIST/"
+  for lib in libtbb.so.12 libtbbmalloc.so.2; do
+    p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+    [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
+  done
+  du -sh "$DIST"
+  exit 0
+fi
+OUT=${OUT:-/tmp/snarkpipe-gpu-out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,memory.used --format=csv
+  nproc; grep -m1 "model name" /proc/cpuinfo; nvcc --version | tail -1
+  ls -d /usr/include/tbb /usr/include/gtest /usr/include/nlohmann 2>&1
+} > "$OUT/env.txt" 2>&1
+[ -n "${SKIP_TESTS:-}" ] || {
+  for t in arith:45 ntt:60 msm:120; do
+    echo "=== test_cuda_${t%%:*}"
+    timeout "${t##*:}" "$DIST/test_cuda_${t%%:*}" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
+    echo "=== test_cuda_${t%%:*} exit ${PIPESTATUS[0]}"
+  done
+} > "$OUT/tests.log" 2>&1
+grep -E "^===|PASSED|FAILED|SKIPPED" "$OUT/tests.log"
+timeout 150 "$DIST/bench_gpu" --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
+  --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
+echo "bench exit $?"
+timeout 80 "$DIST/bench_gpu" --ntt "" --g1 26,27 --g2 "" --runs 5 --warmup 1 \
+  --out "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
+echo "bench_big exit $?"
+cuobjdump -sass "$DIST/bench_gpu" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
+python3 - "$OUT/bench.json" "$OUT/bench_big.json" <<'PY'
+import json, os, sys
+for path in sys.argv[1:]:
+  if not os.path.exists(path): continue
+  d = json.load(open(path))
+  print(d["device"], d["driver"])
+  for r in d["results"]:
+    print(f'{r["op"]:7} 2^{r["log_n"]:<3} median {r["median_ms"]:9.3f} ms  min {r["min_ms"]:9.3f}  max {r["max_ms"]:9.3f}  '
+          f'verified {r.get("verified")}  {r.get("phases_ms", "")}')
+PY

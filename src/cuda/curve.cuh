@@ -1,0 +1,117 @@
+// Points of G1 (over Fp) and G2 (over Fp2) on the device, for a = 0 curves:
+//   affine_t: (x, y), the point at infinity stored as (0, 0), the CPU's and blst's layout;
+//   xyzz_t:   extended Jacobian (X, Y, ZZ, ZZZ) ~ (X/ZZ, Y/ZZZ), ZZ = 0 the identity: the
+//             bucket coordinates (mixed addition 8M + 2S, no inversion).
+// The formulas are the EFD's (dbl-2008-s-1, add-2008-s, madd-2008-s), as in src/ec/xyzz.hpp,
+// with the same exceptional cases (doubling, P + (-P), the identity on either side). An
+// all-zero xyzz_t is the identity, so cudaMemset(0) clears a bucket array.
+//
+// The three point operations are __noinline__: with the field arithmetic inlined into them
+// they are 8-25 thousand instructions each, and inlining them into every caller made
+// kernels of hundreds of thousands (ptxas took ~10 minutes on the MSM, and the code thrashed
+// the instruction cache). A call costs a few hundred bytes of stack traffic, against
+// ~10 field multiplications of ~700 instructions each.
+#pragma once
+
+#include "cuda/fp2.cuh"
+
+namespace snarkpipe::cuda {
+
+template <class F>
+struct __align__(16) affine_t {
+  F x, y;
+
+  __device__ __forceinline__ bool is_identity() const { return x.is_zero() && y.is_zero(); }
+  __device__ __forceinline__ static affine_t load(const affine_t* p) { return {F::load(&p->x), F::load(&p->y)}; }
+  __device__ __forceinline__ void store(affine_t* p) const {
+    x.store(&p->x);
+    y.store(&p->y);
+  }
+};
+
+template <class F>
+struct __align__(16) xyzz_t {
+  F X, Y, ZZ, ZZZ;
+
+  __device__ __forceinline__ static xyzz_t identity() { return {F::one(), F::one(), F::zero(), F::zero()}; }
+  __device__ __forceinline__ bool is_identity() const { return ZZ.is_zero(); }
+  __device__ __forceinline__ static xyzz_t from_affine(const affine_t<F>& p) {
+    return p.is_identity() ? identity() : xyzz_t{p.x, p.y, F::one(), F::one()};
+  }
+  __device__ __forceinline__ xyzz_t operator-() const { return {X, -Y, ZZ, ZZZ}; }
+
+  __device__ __noinline__ xyzz_t dbl() const {
+    if (is_identity()) return *this;
+    const F u = Y.dbl();
+    const F v = u.sqr();
+    const F w = u * v;
+    const F s = X * v;
+    const F x2 = X.sqr();
+    const F m = x2.dbl() + x2;
+    xyzz_t r;
+    r.X = m.sqr() - s.dbl();
+    r.Y = m * (s - r.X) - w * Y;
+    r.ZZ = v * ZZ;
+    r.ZZZ = w * ZZZ;
+    return r;
+  }
+
+  __device__ __forceinline__ friend xyzz_t operator+(const xyzz_t& p, const xyzz_t& q) { return add(p, q); }
+  __device__ __noinline__ static xyzz_t add(const xyzz_t& p, const xyzz_t& q) {
+    if (p.is_identity()) return q;
+    if (q.is_identity()) return p;
+    const F u1 = p.X * q.ZZ, u2 = q.X * p.ZZ;
+    const F s1 = p.Y * q.ZZZ, s2 = q.Y * p.ZZZ;
+    const F h = u2 - u1, rr = s2 - s1;
+    if (h.is_zero()) return rr.is_zero() ? p.dbl() : identity();
+    const F pp = h.sqr();
+    const F ppp = h * pp;
+    const F qq = u1 * pp;
+    xyzz_t r;
+    r.X = rr.sqr() - ppp - qq.dbl();
+    r.Y = rr * (qq - r.X) - s1 * ppp;
+    r.ZZ = p.ZZ * q.ZZ * pp;
+    r.ZZZ = p.ZZZ * q.ZZZ * ppp;
+    return r;
+  }
+
+  // this + q for an affine q (mixed addition).
+  __device__ __noinline__ xyzz_t add_affine(const affine_t<F>& q) const {
+    if (q.is_identity()) return *this;
+    if (is_identity()) return from_affine(q);
+    const F u2 = q.x * ZZ, s2 = q.y * ZZZ;
+    const F h = u2 - X, rr = s2 - Y;
+    if (h.is_zero()) return rr.is_zero() ? from_affine(q).dbl() : identity();
+    const F pp = h.sqr();
+    const F ppp = h * pp;
+    const F qq = X * pp;
+    xyzz_t r;
+    r.X = rr.sqr() - ppp - qq.dbl();
+    r.Y = rr * (qq - r.X) - Y * ppp;
+    r.ZZ = ZZ * pp;
+    r.ZZZ = ZZZ * ppp;
+    return r;
+  }
+
+  __device__ __forceinline__ xyzz_t& operator+=(const xyzz_t& q) { return *this = *this + q; }
+
+  __device__ __forceinline__ static xyzz_t load(const xyzz_t* p) {
+    return {F::load(&p->X), F::load(&p->Y), F::load(&p->ZZ), F::load(&p->ZZZ)};
+  }
+  __device__ __forceinline__ void store(xyzz_t* p) const {
+    X.store(&p->X);
+    Y.store(&p->Y);
+    ZZ.store(&p->ZZ);
+    ZZZ.store(&p->ZZZ);
+  }
+};
+
+using g1_affine_t = affine_t<fp_t>;
+using g1_xyzz_t = xyzz_t<fp_t>;
+using g2_affine_t = affine_t<fp2_t>;
+using g2_xyzz_t = xyzz_t<fp2_t>;
+
+static_assert(sizeof(g1_affine_t) == 96 && sizeof(g2_affine_t) == 192);
+static_assert(sizeof(g1_xyzz_t) == 192 && sizeof(g2_xyzz_t) == 384);
+
+}  // namespace snarkpipe::cuda

@@ -1,0 +1,104 @@
+#include <algorithm>
+
+#include "cuda/check.cuh"
+#include "cuda/memory.hpp"
+
+namespace snarkpipe::cuda {
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    pool_ = std::exchange(o.pool_, nullptr);
+    data_ = std::exchange(o.data_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::reset() {
+  if (pool_ && data_) pool_->give_back(data_, capacity_);
+  pool_ = nullptr;
+  data_ = nullptr;
+  capacity_ = 0;
+}
+
+BufferPool::BufferPool(int device) : device_(device) {}
+
+BufferPool::~BufferPool() {
+  // Destructors cannot throw: a failing cudaFree here (a dead context) is ignored.
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return;
+  cudaSetDevice(device_);
+  for (auto& [p, size] : owned_) cudaFree(p);
+  cudaSetDevice(prev);
+}
+
+DeviceBuffer BufferPool::acquire(std::size_t bytes) {
+  // Sizes round up to 2 MiB, so that nearby sizes share blocks.
+  const std::size_t granule = std::size_t(2) << 20;
+  const std::size_t cap = (std::max<std::size_t>(bytes, 1) + granule - 1) / granule * granule;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.lower_bound(cap);
+    if (it != free_.end() && it->first / 2 <= cap) {
+      DeviceBuffer b(this, it->second, it->first);
+      free_.erase(it);
+      return b;
+    }
+  }
+  int prev = 0;
+  SNARKPIPE_CUDA_CHECK(cudaGetDevice(&prev));
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(device_));
+  void* p = nullptr;
+  const cudaError_t e = cudaMalloc(&p, cap);
+  cudaSetDevice(prev);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda_error("cudaMalloc", e, __FILE__, __LINE__);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  owned_.emplace_back(p, cap);
+  ++allocations_;
+  return DeviceBuffer(this, p, cap);
+}
+
+void BufferPool::give_back(void* data, std::size_t capacity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.emplace(capacity, data);
+}
+
+std::size_t BufferPool::bytes_allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t s = 0;
+  for (auto& [p, size] : owned_) s += size;
+  return s;
+}
+
+std::size_t BufferPool::allocations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocations_;
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (data_) cudaFreeHost(data_);
+}
+
+void PinnedBuffer::reserve(std::size_t bytes) {
+  if (bytes <= capacity_) return;
+  if (data_) SNARKPIPE_CUDA_CHECK(cudaFreeHost(data_));
+  data_ = nullptr;
+  capacity_ = 0;
+  SNARKPIPE_CUDA_CHECK(cudaMallocHost(&data_, bytes));
+  capacity_ = bytes;
+}
+
+int usable_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+}  // namespace snarkpipe::cuda

@@ -1,0 +1,80 @@
+// Multi-scalar multiplication Σ k_i·P_i on the GPU with the bases resident on the device,
+// for G1 and G2: the same sum as msm::msm<C> on the CPU (src/msm/pippenger.hpp).
+//
+// Pippenger with signed c-bit digits, everything on the device but the last few steps:
+//  1. digits: each scalar (Montgomery form, as Fr keeps it) becomes canonical and is cut
+//     into W = ⌈256/c⌉ signed digits in (-2^(c-1), 2^(c-1)]; digit d of window w gives the
+//     pair (bucket w·2^(c-1) + |d| - 1, point index | sign); zero digits go to a sentinel.
+//  2. sort: the n·W pairs by bucket (CUB radix sort over the bucket bits only).
+//  3. accumulate: each bucket's run is cut into segments of at most K = 128 points, one
+//     thread per segment (mixed XYZZ additions), so a huge bucket (repeated scalars, the top
+//     window) still spreads over many threads; the segment sums of a bucket are then added
+//     8 at a time, level by level, until one is left.
+//  4. reduce: per window Σ_b b·B_b, from running sums over slices of S buckets, each slice's
+//     sum placed by a short double-and-add, then a tree of plain sums.
+//  5. the W window sums come back to the host (one copy), which combines them by Horner's rule.
+// Per call the work is O(n·W) on the device and O(W·c) point operations on the host. The
+// window c minimizes n·W + 7·W·2^(c-1) (additions plus the reduction's), capped at 22:
+// 16 at 2^20 and 2^22, 19 at 2^24, 20 at 2^26, 22 at 2^27.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "cuda/memory.hpp"
+#include "ec/curves.hpp"
+
+namespace snarkpipe::cuda {
+
+struct GpuMsmConfig {
+  unsigned window_bits = 0;  // c, 2..22; 0 picks it by size
+  bool timings = false;      // record the phases' device times (events) into last_timings()
+};
+
+// Device time of the phases of the last call made with timings on, in milliseconds.
+struct GpuMsmTimings {
+  float digits = 0, sort = 0, accumulate = 0, bucket_sums = 0, reduce = 0;
+  double host_combine = 0;
+  unsigned window_bits = 0, windows = 0;
+};
+
+template <class C>
+class GpuMsm {
+ public:
+  using Affine = ec::Affine<C>;
+  using Jacobian = ec::Jacobian<C>;
+
+  // Copies the bases to the device, where they stay for every later call.
+  explicit GpuMsm(std::span<const Affine> bases, int device = 0);
+  // Room for n bases on the device, to be written by the caller through device_bases()
+  // (for bases produced on the device); the engine owns that memory.
+  GpuMsm(std::size_t n, int device);
+  ~GpuMsm();
+  GpuMsm(const GpuMsm&) = delete;
+  GpuMsm& operator=(const GpuMsm&) = delete;
+
+  std::size_t size() const;
+  Affine* device_bases();
+
+  // Σ scalars[i]·bases[i] over the first scalars.size() bases; std::invalid_argument when
+  // there are more scalars than bases.
+  Jacobian msm(std::span<const ff::Fr> scalars, const GpuMsmConfig& cfg = {});
+  // The same for n scalars already on the device (Montgomery form), ordered on stream().
+  Jacobian msm_device(const ff::Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg = {});
+
+  static unsigned window_bits_for(std::size_t n);
+  const GpuMsmTimings& last_timings() const;
+
+  void* stream() const;  // cudaStream_t
+  BufferPool& pool();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+using GpuMsmG1 = GpuMsm<ec::G1Curve>;
+using GpuMsmG2 = GpuMsm<ec::G2Curve>;
+
+}  // namespace snarkpipe::cuda

@@ -1,0 +1,462 @@
+// The definitions of GpuMsm<C> (msm.hpp), included by one .cu per curve (msm_g1.cu,
+// msm_g2.cu) so that the two instantiations compile in parallel.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <stdexcept>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "cuda/curve.cuh"
+#include "cuda/msm.hpp"
+
+namespace snarkpipe::cuda {
+
+namespace {
+
+using ff::Fr;
+
+template <class C>
+struct DeviceField;
+template <>
+struct DeviceField<ec::G1Curve> {
+  using type = fp_t;
+};
+template <>
+struct DeviceField<ec::G2Curve> {
+  using type = fp2_t;
+};
+
+constexpr unsigned MAX_WINDOW_BITS = 22;
+constexpr uint32_t SIGN_BIT = 0x80000000u;
+// Points per accumulation thread (K): about one segment per bucket at the window sizes
+// chosen for 2^20 and up, so that the segment sums mostly need no further addition.
+constexpr uint32_t SEGMENT = 128;
+// Buckets per running-sum thread (S) and points per thread in the final plain sums: short,
+// because these kernels have few threads and their time is the length of one thread's chain.
+constexpr uint32_t SLICE = 16;
+constexpr uint32_t GROUP = 8;
+// Segment sums of one bucket are added FAN_IN at a time, level by level, so that a bucket
+// holding many segments (the top window's few buckets, repeated scalars) is no long chain.
+constexpr uint32_t FAN_IN = 8;
+// The reduction's cost per bucket in mixed additions (measured 2026-11-30 on the H200:
+// bucket sums plus running sums ≈ 7 additions' time per bucket).
+constexpr double BUCKET_COST = 7.0;
+constexpr unsigned POINT_THREADS = 128;
+
+unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
+
+unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+// Window w of scalar i: key = bucket (w·2^(c-1) + |d| - 1, or the sentinel for d = 0),
+// value = i with the sign of d in the top bit. Stored window-major: [w·n + i].
+__global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned c, unsigned windows,
+                              uint32_t sentinel, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const fr_t k = fr_t::load(&scalars[i]).from_montgomery();
+  const uint32_t half = 1u << (c - 1);
+  const uint64_t mask = (uint64_t(1) << c) - 1;
+  uint32_t carry = 0;
+  for (unsigned w = 0; w < windows; ++w) {
+    const unsigned bit = w * c, limb = bit >> 5, sh = bit & 31;
+    uint32_t lo = 0, hi = 0;
+#pragma unroll
+    for (unsigned j = 0; j < 8; ++j) {
+      if (j == limb) lo = k.v[j];
+      if (j == limb + 1) hi = k.v[j];
+    }
+    uint32_t d = uint32_t(((uint64_t(hi) << 32 | lo) >> sh) & mask) + carry;
+    const bool neg = d > half;
+    carry = neg ? 1u : 0u;
+    if (neg) d = (1u << c) - d;
+    const std::size_t at = std::size_t(w) * n + i;
+    keys[at] = d == 0 ? sentinel : w * half + d - 1;
+    vals[at] = i | (neg ? SIGN_BIT : 0u);
+  }
+}
+
+// First and one-past-last position of each bucket's run in the sorted keys (runs of empty
+// buckets stay 0, 0).
+__global__ void bucket_bounds_kernel(const uint32_t* __restrict__ keys, uint32_t total, uint32_t sentinel,
+                                     uint32_t* __restrict__ start, uint32_t* __restrict__ end) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= total) return;
+  const uint32_t key = keys[i];
+  if (key == sentinel) return;
+  if (i == 0 || keys[i - 1] != key) start[key] = i;
+  if (i + 1 == total || keys[i + 1] != key) end[key] = i + 1;
+}
+
+__global__ void segment_count_kernel(const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                     uint32_t buckets, uint32_t* __restrict__ count) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > buckets) return;
+  count[b] = b == buckets ? 0 : (end[b] - start[b] + SEGMENT - 1) / SEGMENT;
+}
+
+// One thread per segment: the sum of at most SEGMENT consecutive points of one bucket.
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) accumulate_kernel(
+    const uint32_t* __restrict__ vals, const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+    const uint32_t* __restrict__ offsets, uint32_t buckets, const affine_t<F>* __restrict__ bases,
+    xyzz_t<F>* __restrict__ partials) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= offsets[buckets]) return;
+  // The bucket: the last b with offsets[b] <= s (empty buckets share their successor's offset).
+  uint32_t lo = 0, hi = buckets;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) / 2;
+    if (offsets[mid] <= s)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const uint32_t first = start[lo] + (s - offsets[lo]) * SEGMENT;
+  const uint32_t last = min(first + SEGMENT, end[lo]);
+  xyzz_t<F> acc = xyzz_t<F>::identity();
+  for (uint32_t i = first; i < last; ++i) {
+    const uint32_t v = vals[i];
+    affine_t<F> p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
+    p.y = p.y.cneg((v & SIGN_BIT) != 0);
+    acc = acc.add_affine(p);
+  }
+  acc.store(&partials[s]);
+}
+
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) bucket_sum_kernel(const uint32_t* __restrict__ offsets,
+                                                                   uint32_t buckets,
+                                                                   const xyzz_t<F>* __restrict__ partials,
+                                                                   xyzz_t<F>* __restrict__ out) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= buckets) return;
+  xyzz_t<F> acc = xyzz_t<F>::identity();
+  for (uint32_t s = offsets[b]; s < offsets[b + 1]; ++s) acc += xyzz_t<F>::load(&partials[s]);
+  acc.store(&out[b]);
+}
+
+// The next level's segment counts: ⌈(this level's segments of bucket b) / FAN_IN⌉.
+__global__ void regroup_count_kernel(const uint32_t* __restrict__ offsets, uint32_t buckets,
+                                     uint32_t* __restrict__ count) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > buckets) return;
+  count[b] = b == buckets ? 0 : (offsets[b + 1] - offsets[b] + FAN_IN - 1) / FAN_IN;
+}
+
+// One thread per next-level segment: the sum of at most FAN_IN consecutive segment sums of
+// one bucket.
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) regroup_kernel(const uint32_t* __restrict__ offsets_in,
+                                                                const uint32_t* __restrict__ offsets_out,
+                                                                uint32_t buckets, const xyzz_t<F>* __restrict__ in,
+                                                                xyzz_t<F>* __restrict__ out) {
+  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= offsets_out[buckets]) return;
+  uint32_t lo = 0, hi = buckets;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) / 2;
+    if (offsets_out[mid] <= s)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const uint32_t first = offsets_in[lo] + (s - offsets_out[lo]) * FAN_IN;
+  const uint32_t last = min(first + FAN_IN, offsets_in[lo + 1]);
+  xyzz_t<F> acc = xyzz_t<F>::load(&in[first]);
+  for (uint32_t i = first + 1; i < last; ++i) acc += xyzz_t<F>::load(&in[i]);
+  acc.store(&out[s]);
+}
+
+// Thread (w, j): over the buckets jS+i (i < S) of window w, holding digit jS+i+1,
+// Y = Σ_i (i+1)·B_{jS+i} + (S·j)·Σ_i B_{jS+i}, so that Σ_j Y_j = Σ_b (b+1)·B_b.
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* __restrict__ buckets,
+                                                              uint32_t per_window, uint32_t windows, uint32_t slice,
+                                                              xyzz_t<F>* __restrict__ out) {
+  const uint32_t slices = per_window / slice;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= windows * slices) return;
+  const uint32_t w = t / slices, j = t % slices;
+  const xyzz_t<F>* b = buckets + std::size_t(w) * per_window + std::size_t(j) * slice;
+  xyzz_t<F> run = xyzz_t<F>::identity(), sum = xyzz_t<F>::identity();
+  for (uint32_t i = slice; i-- > 0;) {
+    run += xyzz_t<F>::load(&b[i]);
+    sum += run;
+  }
+  const uint32_t k = slice * j;
+  if (k != 0) {
+    xyzz_t<F> m = run;
+    for (int bit = 30 - __clz(k); bit >= 0; --bit) {
+      m = m.dbl();
+      if ((k >> bit) & 1) m += run;
+    }
+    sum += m;
+  }
+  sum.store(&out[t]);
+}
+
+// out[w][g] = Σ in[w][g·GROUP .. (g+1)·GROUP) over `count` points per window.
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) group_sum_kernel(const xyzz_t<F>* __restrict__ in, uint32_t count,
+                                                                  uint32_t windows, xyzz_t<F>* __restrict__ out) {
+  const uint32_t groups = (count + GROUP - 1) / GROUP;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= windows * groups) return;
+  const uint32_t w = t / groups, g = t % groups;
+  const uint32_t first = g * GROUP, last = min(first + GROUP, count);
+  xyzz_t<F> acc = xyzz_t<F>::identity();
+  for (uint32_t i = first; i < last; ++i) acc += xyzz_t<F>::load(&in[std::size_t(w) * count + i]);
+  acc.store(&out[t]);
+}
+
+class EventTimer {
+ public:
+  EventTimer(bool on, cudaStream_t s) : on_(on), stream_(s) {}
+  ~EventTimer() {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+  void mark() {
+    if (!on_) return;
+    cudaEvent_t e;
+    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(e, stream_));
+    events_.push_back(e);
+  }
+  // Milliseconds between mark i and mark i + 1 (after the stream has synchronized).
+  float span(std::size_t i) const {
+    if (!on_ || i + 1 >= events_.size()) return 0;
+    float ms = 0;
+    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
+    return ms;
+  }
+
+ private:
+  bool on_;
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> events_;
+};
+
+}  // namespace
+
+template <class C>
+struct GpuMsm<C>::Impl {
+  int device;
+  std::size_t n;
+  BufferPool pool;  // declared before the buffers it hands out
+  cudaStream_t stream = nullptr;
+  DeviceBuffer bases;
+  PinnedBuffer staging;
+  GpuMsmTimings timings;
+
+  Impl(std::size_t count, int dev) : device(dev), n(count), pool(dev) {
+    SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
+    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
+  }
+  ~Impl() {
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+template <class C>
+GpuMsm<C>::GpuMsm(std::span<const Affine> bases, int device) : impl_(std::make_unique<Impl>(bases.size(), device)) {
+  const std::size_t bytes = bases.size() * sizeof(Affine);
+  if (bytes == 0) return;
+  impl_->staging.reserve(bytes);
+  std::memcpy(impl_->staging.data(), bases.data(), bytes);
+  SNARKPIPE_CUDA_CHECK(
+      cudaMemcpyAsync(impl_->bases.data(), impl_->staging.data(), bytes, cudaMemcpyHostToDevice, impl_->stream));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+}
+
+template <class C>
+GpuMsm<C>::GpuMsm(std::size_t n, int device) : impl_(std::make_unique<Impl>(n, device)) {}
+
+template <class C>
+GpuMsm<C>::~GpuMsm() = default;
+
+template <class C>
+std::size_t GpuMsm<C>::size() const {
+  return impl_->n;
+}
+template <class C>
+typename GpuMsm<C>::Affine* GpuMsm<C>::device_bases() {
+  return impl_->bases.template as<Affine>();
+}
+template <class C>
+void* GpuMsm<C>::stream() const {
+  return impl_->stream;
+}
+template <class C>
+BufferPool& GpuMsm<C>::pool() {
+  return impl_->pool;
+}
+template <class C>
+const GpuMsmTimings& GpuMsm<C>::last_timings() const {
+  return impl_->timings;
+}
+
+template <class C>
+unsigned GpuMsm<C>::window_bits_for(std::size_t n) {
+  unsigned best = 2;
+  double best_cost = 0;
+  for (unsigned c = 2; c <= MAX_WINDOW_BITS; ++c) {
+    const double w = windows_for(c);
+    const double cost = double(n) * w + BUCKET_COST * w * double(1u << (c - 1));
+    if (c == 2 || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
+template <class C>
+typename GpuMsm<C>::Jacobian GpuMsm<C>::msm(std::span<const Fr> scalars, const GpuMsmConfig& cfg) {
+  Impl& m = *impl_;
+  if (scalars.size() > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");
+  if (scalars.empty()) return Jacobian::identity();
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  const std::size_t bytes = scalars.size() * sizeof(Fr);
+  DeviceBuffer d = m.pool.acquire(bytes);
+  m.staging.reserve(bytes);
+  std::memcpy(m.staging.data(), scalars.data(), bytes);
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d.data(), m.staging.data(), bytes, cudaMemcpyHostToDevice, m.stream));
+  return msm_device(d.template as<Fr>(), scalars.size(), cfg);  // synchronizes before returning
+}
+
+template <class C>
+typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg) {
+  using F = typename DeviceField<C>::type;
+  using P = xyzz_t<F>;
+  Impl& m = *impl_;
+  if (n > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");
+  if (n == 0) return Jacobian::identity();
+  const unsigned c = cfg.window_bits ? cfg.window_bits : window_bits_for(n);
+  if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
+  const unsigned W = windows_for(c);
+  const uint32_t half = 1u << (c - 1);
+  const uint32_t B = W * half;  // buckets; B is also the sentinel key
+  if (std::size_t(n) * W > std::size_t(INT_MAX)) throw std::invalid_argument("GpuMsm: n·windows exceeds 2^31");
+  const uint32_t total = uint32_t(n * W);
+  const int key_bits = std::bit_width(B);
+  const std::size_t max_segments = total / SEGMENT + B + 1;
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  cudaStream_t st = m.stream;
+  EventTimer timer(cfg.timings, st);
+
+  DeviceBuffer keys0 = m.pool.acquire(total * sizeof(uint32_t)), keys1 = m.pool.acquire(total * sizeof(uint32_t));
+  DeviceBuffer vals0 = m.pool.acquire(total * sizeof(uint32_t)), vals1 = m.pool.acquire(total * sizeof(uint32_t));
+  DeviceBuffer start = m.pool.acquire((B + 1) * sizeof(uint32_t)), end = m.pool.acquire((B + 1) * sizeof(uint32_t));
+  DeviceBuffer counts = m.pool.acquire((B + 1) * sizeof(uint32_t)), offsets = m.pool.acquire((B + 1) * sizeof(uint32_t));
+
+  timer.mark();
+  digits_kernel<<<blocks_for(n, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n), c, W, B,
+                                                    keys0.as<uint32_t>(), vals0.as<uint32_t>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  timer.mark();
+
+  cub::DoubleBuffer<uint32_t> keys(keys0.as<uint32_t>(), keys1.as<uint32_t>());
+  cub::DoubleBuffer<uint32_t> vals(vals0.as<uint32_t>(), vals1.as<uint32_t>());
+  std::size_t sort_bytes = 0, scan_bytes = 0;
+  SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, int(total), 0, key_bits, st));
+  SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<uint32_t>(),
+                                                     offsets.as<uint32_t>(), int(B + 1), st));
+  DeviceBuffer temp = m.pool.acquire(std::max(sort_bytes, scan_bytes));
+  SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys, vals, int(total), 0, key_bits, st));
+  timer.mark();
+
+  SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(start.data(), 0, (B + 1) * sizeof(uint32_t), st));
+  SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(end.data(), 0, (B + 1) * sizeof(uint32_t), st));
+  bucket_bounds_kernel<<<blocks_for(total, 256), 256, 0, st>>>(keys.Current(), total, B, start.as<uint32_t>(),
+                                                               end.as<uint32_t>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  segment_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(start.as<uint32_t>(), end.as<uint32_t>(), B,
+                                                               counts.as<uint32_t>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(),
+                                                     offsets.as<uint32_t>(), int(B + 1), st));
+  DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
+  accumulate_kernel<F><<<blocks_for(max_segments, POINT_THREADS), POINT_THREADS, 0, st>>>(
+      vals.Current(), start.as<uint32_t>(), end.as<uint32_t>(), offsets.as<uint32_t>(), B,
+      reinterpret_cast<const affine_t<F>*>(m.bases.data()), partials.as<P>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  timer.mark();
+
+  // Levels of FAN_IN-way sums until every bucket has at most one segment sum; a bucket holds
+  // at most n points, so ⌈log_FAN_IN ⌈n / K⌉⌉ levels suffice, known here without a sync.
+  const std::size_t level_segments = max_segments / FAN_IN + 2 * (std::size_t(B) + 1);
+  DeviceBuffer level = m.pool.acquire(level_segments * sizeof(P));
+  DeviceBuffer offsets2 = m.pool.acquire((B + 1) * sizeof(uint32_t));
+  P* cur = partials.as<P>();
+  P* next = level.as<P>();
+  uint32_t* offs_cur = offsets.as<uint32_t>();
+  uint32_t* offs_next = offsets2.as<uint32_t>();
+  for (std::size_t per_bucket = (n + SEGMENT - 1) / SEGMENT; per_bucket > 1;
+       per_bucket = (per_bucket + FAN_IN - 1) / FAN_IN) {
+    regroup_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(offs_cur, B, counts.as<uint32_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    SNARKPIPE_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(), offs_next, int(B + 1), st));
+    regroup_kernel<F><<<blocks_for(level_segments, POINT_THREADS), POINT_THREADS, 0, st>>>(offs_cur, offs_next, B, cur,
+                                                                                          next);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    std::swap(cur, next);
+    std::swap(offs_cur, offs_next);
+  }
+  DeviceBuffer buckets = m.pool.acquire(std::size_t(B) * sizeof(P));
+  bucket_sum_kernel<F><<<blocks_for(B, POINT_THREADS), POINT_THREADS, 0, st>>>(offs_cur, B, cur, buckets.as<P>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  timer.mark();
+
+  const uint32_t slice = std::min(SLICE, half);
+  uint32_t count = half / slice;
+  DeviceBuffer red0 = m.pool.acquire(std::size_t(W) * count * sizeof(P));
+  DeviceBuffer red1 = m.pool.acquire(std::size_t(W) * ((count + GROUP - 1) / GROUP) * sizeof(P));
+  slice_kernel<F><<<blocks_for(std::size_t(W) * count, POINT_THREADS), POINT_THREADS, 0, st>>>(
+      buckets.as<P>(), half, W, slice, red0.as<P>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  P* in = red0.as<P>();
+  P* out = red1.as<P>();
+  while (count > 1) {
+    const uint32_t groups = (count + GROUP - 1) / GROUP;
+    group_sum_kernel<F><<<blocks_for(std::size_t(W) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, count, W,
+                                                                                                      out);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    std::swap(in, out);
+    count = groups;
+  }
+  timer.mark();
+
+  std::vector<ec::XYZZ<C>> window_sums(W);
+  static_assert(sizeof(ec::XYZZ<C>) == sizeof(P));
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), in, W * sizeof(P), cudaMemcpyDeviceToHost, st));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+
+  const auto t0 = std::chrono::steady_clock::now();
+  Jacobian acc = Jacobian::identity();
+  for (unsigned w = W; w-- > 0;) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    acc += window_sums[w].to_jacobian();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+
+  if (cfg.timings) {
+    GpuMsmTimings& t = m.timings;
+    t.digits = timer.span(0);
+    t.sort = timer.span(1);
+    t.accumulate = timer.span(2);
+    t.bucket_sums = timer.span(3);
+    t.reduce = timer.span(4);
+    t.host_combine = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    t.window_bits = c;
+    t.windows = W;
+  }
+  return acc;
+}
+
+}  // namespace snarkpipe::cuda

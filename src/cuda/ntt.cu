@@ -1,0 +1,296 @@
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "cuda/fields.cuh"
+#include "cuda/ntt.hpp"
+#include "poly/domain.hpp"
+
+namespace snarkpipe::cuda {
+
+namespace {
+
+using ff::Fr;
+
+// Stages per launch: tiles of 2^TILE_LOG elements (32 KiB of shared memory) hold up to
+// TILE_LOG stages of the first group; later groups keep at least 2^MIN_LANE_LOG consecutive
+// elements per tile row so that their strided loads still read whole 128-byte lines.
+constexpr unsigned TILE_LOG = 10;
+constexpr unsigned MIN_LANE_LOG = 2;
+// Coset powers g^i = G_lo[i mod 2^COSET_LO_BITS] · G_hi[i >> COSET_LO_BITS].
+constexpr unsigned COSET_LO_BITS = 12;
+
+fr_t to_device(const Fr& x) {
+  fr_t r;
+  static_assert(sizeof(fr_t) == sizeof(Fr));
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}
+
+__global__ void product_table_kernel(fr_t* out, std::size_t count, const fr_t* lo, const fr_t* hi, unsigned lo_bits) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const fr_t v = fr_t::load(&lo[i & ((std::size_t(1) << lo_bits) - 1)]) * fr_t::load(&hi[i >> lo_bits]);
+  v.store(&out[i]);
+}
+
+enum class Scale : int { None, Constant, CosetForward, CosetInverse };
+
+// dst[j] = src[bitrev(j)] times: nothing; c; g^bitrev(j) (the source's coefficient index);
+// or c·g^-j (the destination's).
+__global__ void permute_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ dst, unsigned log_n, Scale mode,
+                               fr_t c, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= (uint32_t(1) << log_n)) return;
+  const uint32_t s = __brev(j) >> (32 - log_n);
+  fr_t v = fr_t::load(&src[s]);
+  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
+  switch (mode) {
+    case Scale::None:
+      break;
+    case Scale::Constant:
+      v *= c;
+      break;
+    case Scale::CosetForward:
+      v *= fr_t::load(&glo[s & mask]) * fr_t::load(&ghi[s >> COSET_LO_BITS]);
+      break;
+    case Scale::CosetInverse:
+      v *= (fr_t::load(&glo[j & mask]) * fr_t::load(&ghi[j >> COSET_LO_BITS])) * c;
+      break;
+  }
+  v.store(&dst[j]);
+}
+
+// Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
+// A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
+// the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
+// in, natural out) runs the stages upward with ω^k; in frequency (natural in, bit-reversed
+// out) downward with the inverse table. W[i] = ω_N^i for N = 2^max_log, so the twiddle of
+// butterfly k in a stage of half-size h is W[k·N/(2h)].
+template <bool DIT>
+__global__ void __launch_bounds__(512) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
+                              const fr_t* __restrict__ W, unsigned max_log) {
+  extern __shared__ fr_t tile[];
+  const unsigned L = 1u << log_L;
+  const unsigned tile_n = 1u << (s + log_L);
+  const unsigned lo_shift = t0 - log_L;
+  const unsigned hi = blockIdx.x >> lo_shift, lb = blockIdx.x & ((1u << lo_shift) - 1);
+  const std::size_t base = (std::size_t(hi) << (t0 + s)) + (std::size_t(lb) << log_L);
+
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
+    fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
+  __syncthreads();
+
+  for (unsigned step = 0; step < s; ++step) {
+    const unsigned u = DIT ? step : s - 1 - step;
+    for (unsigned q = threadIdx.x; q < tile_n / 2; q += blockDim.x) {
+      const unsigned l = q & (L - 1), bq = q >> log_L;
+      const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
+      const unsigned e0 = (((grp << (u + 1)) + k) << log_L) + l;
+      const unsigned e1 = e0 + (1u << (u + log_L));
+      const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
+      const fr_t w = fr_t::load(&W[exponent << (max_log - 1 - t0 - u)]);
+      const fr_t a = fr_t::load(&tile[e0]);
+      const fr_t b = fr_t::load(&tile[e1]);
+      if (DIT) {
+        const fr_t bw = b * w;
+        (a + bw).store(&tile[e0]);
+        (a - bw).store(&tile[e1]);
+      } else {
+        (a + b).store(&tile[e0]);
+        ((a - b) * w).store(&tile[e1]);
+      }
+    }
+    __syncthreads();
+  }
+
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
+    fr_t::load(&tile[e]).store(&dst[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]);
+}
+
+struct StageGroup {
+  unsigned t0, s, log_L;
+};
+
+// Groups in ascending stage order: the first up to TILE_LOG stages on contiguous tiles, the
+// rest split evenly into groups of at most TILE_LOG - MIN_LANE_LOG stages.
+std::vector<StageGroup> plan_groups(unsigned log_n) {
+  std::vector<StageGroup> g;
+  const unsigned s1 = std::min(log_n, TILE_LOG);
+  g.push_back({0, s1, 0});
+  const unsigned rest = log_n - s1;
+  if (rest == 0) return g;
+  const unsigned per = TILE_LOG - MIN_LANE_LOG;
+  const unsigned count = (rest + per - 1) / per;
+  unsigned t0 = s1;
+  for (unsigned i = 0; i < count; ++i) {
+    const unsigned s = rest / count + (i < rest % count ? 1 : 0);
+    g.push_back({t0, s, TILE_LOG - s});
+    t0 += s;
+  }
+  return g;
+}
+
+unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+}  // namespace
+
+struct GpuNtt::Impl {
+  int device;
+  unsigned max_log;
+  BufferPool pool;  // declared before the buffers it hands out
+  cudaStream_t stream = nullptr;
+  DeviceBuffer w_fwd, w_inv;        // ω_N^i, ω_N^-i for i < N/2
+  DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;  // coset powers g^i, g^-i in two factors
+  std::vector<Fr> m_inv;            // m^-1 for m = 2^k, k <= max_log
+  DeviceBuffer scratch;             // the out-of-place half of each transform; used on `stream` only
+  PinnedBuffer staging;
+
+  Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
+  ~Impl() {
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+GpuNtt::GpuNtt(unsigned max_log_n, int device) {
+  if (max_log_n > MAX_LOG_N) throw std::invalid_argument("GpuNtt: max_log_n > 28");
+  if (max_log_n == 0) max_log_n = 1;
+  impl_ = std::make_unique<Impl>(max_log_n, device);
+  Impl& m = *impl_;
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
+  SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+
+  const poly::EvaluationDomain big(max_log_n);
+  m.m_inv.resize(max_log_n + 1);
+  for (unsigned k = 0; k <= max_log_n; ++k) m.m_inv[k] = poly::EvaluationDomain(k).m_inv();
+
+  // A table of count powers of x, built on the device from 2^lo_bits low and the matching
+  // high powers computed here.
+  auto power_table = [&](DeviceBuffer& out, const Fr& x, std::size_t count) {
+    const unsigned lo_bits = std::min<unsigned>(COSET_LO_BITS, max_log_n);
+    const std::size_t lo_n = std::size_t(1) << lo_bits;
+    const std::size_t hi_n = (count + lo_n - 1) / lo_n;
+    std::vector<Fr> lo(lo_n), hi(hi_n);
+    Fr p = Fr::one();
+    for (auto& v : lo) v = p, p *= x;
+    const Fr step = p;  // x^lo_n
+    p = Fr::one();
+    for (auto& v : hi) v = p, p *= step;
+    DeviceBuffer dlo = m.pool.acquire(lo_n * sizeof(Fr)), dhi = m.pool.acquire(hi_n * sizeof(Fr));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(dlo.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(dhi.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    out = m.pool.acquire(count * sizeof(Fr));
+    product_table_kernel<<<blocks_for(count, 256), 256, 0, m.stream>>>(out.as<fr_t>(), count, dlo.as<fr_t>(),
+                                                                       dhi.as<fr_t>(), lo_bits);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // lo/hi go back to the pool
+  };
+  const std::size_t half = std::size_t(1) << (max_log_n - 1);
+  power_table(m.w_fwd, big.omega(), half);
+  power_table(m.w_inv, big.omega_inv(), half);
+
+  // Coset factors: 2^COSET_LO_BITS low powers and enough high powers for 2^max_log_n.
+  auto coset_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& g) {
+    const std::size_t lo_n = std::size_t(1) << COSET_LO_BITS;
+    const std::size_t hi_n = std::max<std::size_t>(1, (std::size_t(1) << max_log_n) >> COSET_LO_BITS);
+    std::vector<Fr> lo(lo_n), hi(hi_n);
+    Fr p = Fr::one();
+    for (auto& v : lo) v = p, p *= g;
+    const Fr step = p;
+    p = Fr::one();
+    for (auto& v : hi) v = p, p *= step;
+    lo_out = m.pool.acquire(lo_n * sizeof(Fr));
+    hi_out = m.pool.acquire(hi_n * sizeof(Fr));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(lo_out.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(hi_out.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  };
+  coset_tables(m.g_lo, m.g_hi, big.g());
+  coset_tables(m.gi_lo, m.gi_hi, big.g_inv());
+}
+
+GpuNtt::~GpuNtt() = default;
+
+unsigned GpuNtt::max_log_n() const { return impl_->max_log; }
+void* GpuNtt::stream() const { return impl_->stream; }
+BufferPool& GpuNtt::pool() { return impl_->pool; }
+void GpuNtt::synchronize() { SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+
+void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
+  Impl& m = *impl_;
+  if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
+  if (log_n == 0) {
+    // One element: every transform is the identity (m^-1 = g^0 = 1).
+    return;
+  }
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  const std::size_t n = std::size_t(1) << log_n;
+  if (m.scratch.capacity() < n * sizeof(Fr)) {
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // the old scratch may be in use
+    m.scratch.reset();
+    m.scratch = m.pool.acquire(n * sizeof(Fr));
+  }
+  fr_t* x = reinterpret_cast<fr_t*>(d_values);
+  fr_t* t = m.scratch.as<fr_t>();
+  const std::vector<StageGroup> groups = plan_groups(log_n);
+  const bool forward = kind == Kind::Forward || kind == Kind::CosetForward;
+  const fr_t* W = forward ? m.w_fwd.as<fr_t>() : m.w_inv.as<fr_t>();
+
+  auto launch_group = [&](const StageGroup& g, const fr_t* src, fr_t* dst) {
+    const unsigned tile_n = 1u << (g.s + g.log_L);
+    const unsigned threads = std::min(tile_n / 2, 512u);
+    const unsigned blocks = unsigned(n >> (g.s + g.log_L));
+    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
+    if (forward)
+      stages_kernel<true><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, W, m.max_log);
+    else
+      stages_kernel<false><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, W, m.max_log);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  };
+  auto launch_permute = [&](const fr_t* src, fr_t* dst, Scale mode, const Fr& c, const DeviceBuffer& lo,
+                            const DeviceBuffer& hi) {
+    permute_kernel<<<blocks_for(n, 256), 256, 0, m.stream>>>(src, dst, log_n, mode, to_device(c), lo.as<fr_t>(),
+                                                             hi.as<fr_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  };
+
+  if (forward) {
+    launch_permute(x, t, kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, Fr::one(), m.g_lo, m.g_hi);
+    for (std::size_t i = 0; i < groups.size(); ++i) launch_group(groups[i], i == 0 ? t : x, x);
+  } else {
+    for (std::size_t i = groups.size(); i-- > 0;) launch_group(groups[i], i + 1 == groups.size() ? x : t, t);
+    launch_permute(t, x, kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, m.m_inv[log_n], m.gi_lo,
+                   m.gi_hi);
+  }
+}
+
+void GpuNtt::run_host(Kind kind, std::span<Fr> values) {
+  Impl& m = *impl_;
+  const std::size_t n = values.size();
+  if (n == 0 || (n & (n - 1)) != 0) throw std::invalid_argument("GpuNtt: size must be a power of two");
+  const unsigned log_n = unsigned(std::countr_zero(n));
+  if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  const std::size_t bytes = n * sizeof(Fr);
+  DeviceBuffer d = m.pool.acquire(bytes);
+  m.staging.reserve(bytes);
+  std::memcpy(m.staging.data(), values.data(), bytes);
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d.data(), m.staging.data(), bytes, cudaMemcpyHostToDevice, m.stream));
+  run(kind, d.as<Fr>(), log_n);
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(m.staging.data(), d.data(), bytes, cudaMemcpyDeviceToHost, m.stream));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  std::memcpy(values.data(), m.staging.data(), bytes);
+}
+
+void GpuNtt::ntt(Fr* d, unsigned log_n) { run(Kind::Forward, d, log_n); }
+void GpuNtt::intt(Fr* d, unsigned log_n) { run(Kind::Inverse, d, log_n); }
+void GpuNtt::coset_ntt(Fr* d, unsigned log_n) { run(Kind::CosetForward, d, log_n); }
+void GpuNtt::icoset_ntt(Fr* d, unsigned log_n) { run(Kind::CosetInverse, d, log_n); }
+void GpuNtt::ntt(std::span<Fr> v) { run_host(Kind::Forward, v); }
+void GpuNtt::intt(std::span<Fr> v) { run_host(Kind::Inverse, v); }
+void GpuNtt::coset_ntt(std::span<Fr> v) { run_host(Kind::CosetForward, v); }
+void GpuNtt::icoset_ntt(std::span<Fr> v) { run_host(Kind::CosetInverse, v); }
+
+}  // namespace snarkpipe::cuda

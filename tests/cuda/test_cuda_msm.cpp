@@ -1,0 +1,157 @@
+// The GPU MSM against the CPU's (src/msm/pippenger.hpp), equal after conversion to affine:
+// G1 and G2, sizes powers of two and not, every window size the edge cases reach, and the
+// edge cases themselves (zero scalars, all ones, r - 1, repeated bases, bases at infinity,
+// n = 1, fewer scalars than resident bases, one bucket holding every point).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cuda/msm.hpp"
+#include "ec/scalar_mul.hpp"
+#include "ff/random.hpp"
+#include "gpu_skip.hpp"
+#include "msm/pippenger.hpp"
+#include "test_seed.hpp"
+
+namespace {
+
+using namespace snarkpipe;
+using ec::Affine;
+using ec::Jacobian;
+using ff::Fr;
+using ff::SeededRng;
+
+// Points on a random progression a0·G + i·(δ·G): additions only, then one batch inversion.
+template <class C>
+std::vector<Affine<C>> random_bases(SeededRng& rng, std::size_t n) {
+  const Jacobian<C> g = Jacobian<C>::generator();
+  const Affine<C> step = (g * Fr::random(rng)).to_affine();
+  Jacobian<C> p = g * Fr::random(rng);
+  std::vector<Jacobian<C>> pts(n);
+  for (auto& x : pts) {
+    x = p;
+    p = p.add_affine(step);
+  }
+  return ec::batch_to_affine<C>(pts);
+}
+
+std::vector<Fr> random_scalars(SeededRng& rng, std::size_t n) {
+  std::vector<Fr> v(n);
+  for (auto& x : v) x = Fr::random(rng);
+  return v;
+}
+
+Fr r_minus_1() { return Fr::zero() - Fr::one(); }
+
+template <class C>
+void expect_same(cuda::GpuMsm<C>& gpu, std::span<const Affine<C>> bases, std::span<const Fr> scalars,
+                 const std::string& what, unsigned window_bits = 0) {
+  const Jacobian<C> want = msm::msm<C>(bases.subspan(0, scalars.size()), scalars);
+  const Jacobian<C> got = gpu.msm(scalars, cuda::GpuMsmConfig{window_bits});
+  ASSERT_EQ(got.to_affine(), want.to_affine()) << what << " (n = " << scalars.size() << ", c = " << window_bits << ")";
+}
+
+template <class C>
+void random_sizes(const char* name, std::initializer_list<std::size_t> sizes) {
+  SeededRng rng(test_seed(name));
+  std::size_t max_n = 0;
+  for (auto n : sizes) max_n = std::max(max_n, n);
+  const auto bases = random_bases<C>(rng, max_n);
+  cuda::GpuMsm<C> gpu(bases);
+  for (std::size_t n : sizes) {
+    const auto scalars = random_scalars(rng, n);
+    expect_same<C>(gpu, bases, scalars, "random");
+  }
+}
+
+TEST(CudaMsm, G1RandomSizes) {
+  SNARKPIPE_REQUIRE_GPU();
+  random_sizes<ec::G1Curve>("cuda_msm_g1_sizes", {1, 2, 3, 7, 64, 100, 1000, 1024, 4097, 20000, 65536});
+}
+
+TEST(CudaMsm, G2RandomSizes) {
+  SNARKPIPE_REQUIRE_GPU();
+  random_sizes<ec::G2Curve>("cuda_msm_g2_sizes", {1, 5, 300, 4096, 10007});
+}
+
+TEST(CudaMsm, EveryWindowSize) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_msm_windows"));
+  const std::size_t n = 3000;
+  const auto bases = random_bases<ec::G1Curve>(rng, n);
+  cuda::GpuMsmG1 gpu(bases);
+  for (unsigned c = 2; c <= 22; ++c) expect_same<ec::G1Curve>(gpu, bases, random_scalars(rng, n), "window", c);
+  const auto b2 = random_bases<ec::G2Curve>(rng, 700);
+  cuda::GpuMsmG2 gpu2(b2);
+  for (unsigned c : {3u, 9u, 16u}) expect_same<ec::G2Curve>(gpu2, b2, random_scalars(rng, 700), "G2 window", c);
+  EXPECT_THROW(gpu.msm(random_scalars(rng, 4), cuda::GpuMsmConfig{23}), std::invalid_argument);
+  EXPECT_THROW(gpu.msm(random_scalars(rng, n + 1)), std::invalid_argument);
+}
+
+template <class C>
+void edge_cases(const char* name) {
+  SeededRng rng(test_seed(name));
+  const std::size_t n = 2500;
+  auto bases = random_bases<C>(rng, n);
+  // Repeated bases and bases at infinity among the others.
+  for (std::size_t i = 0; i < n; i += 97) bases[i] = bases[(i * 7 + 3) % n];
+  for (std::size_t i = 5; i < n; i += 211) bases[i] = Affine<C>::identity();
+  cuda::GpuMsm<C> gpu(bases);
+
+  std::vector<Fr> zeros(n, Fr::zero()), ones(n, Fr::one()), top(n, r_minus_1());
+  expect_same<C>(gpu, bases, zeros, "all zero");
+  expect_same<C>(gpu, bases, ones, "all one");
+  expect_same<C>(gpu, bases, top, "all r - 1");
+  for (unsigned c : {4u, 13u, 20u}) expect_same<C>(gpu, bases, ones, "all one, one bucket", c);
+
+  std::vector<Fr> mixed = random_scalars(rng, n);
+  for (std::size_t i = 0; i < n; i += 3) mixed[i] = Fr::zero();
+  for (std::size_t i = 1; i < n; i += 5) mixed[i] = Fr::one();
+  for (std::size_t i = 2; i < n; i += 7) mixed[i] = r_minus_1();
+  for (std::size_t i = 4; i < n; i += 11) mixed[i] = Fr::from_u64(i);
+  expect_same<C>(gpu, bases, mixed, "mixed");
+
+  // The same point with scalars k and r - k: the sum is the identity.
+  std::vector<Affine<C>> pair = {bases[1], bases[1]};
+  cuda::GpuMsm<C> gpu_pair(pair);
+  const Fr k = Fr::random(rng);
+  const std::vector<Fr> cancel = {k, Fr::zero() - k};
+  EXPECT_TRUE(gpu_pair.msm(cancel).is_identity());
+
+  // n = 1 against a scalar multiplication, and fewer scalars than resident bases.
+  const std::vector<Fr> one_scalar = {k};
+  EXPECT_EQ(gpu.msm(one_scalar).to_affine(), (Jacobian<C>::from_affine(bases[0]) * k).to_affine());
+  EXPECT_TRUE(gpu.msm(std::span<const Fr>()).is_identity());
+  expect_same<C>(gpu, bases, std::span<const Fr>(mixed).subspan(0, 1234), "prefix");
+}
+
+TEST(CudaMsm, G1EdgeCases) {
+  SNARKPIPE_REQUIRE_GPU();
+  edge_cases<ec::G1Curve>("cuda_msm_g1_edges");
+}
+
+TEST(CudaMsm, G2EdgeCases) {
+  SNARKPIPE_REQUIRE_GPU();
+  edge_cases<ec::G2Curve>("cuda_msm_g2_edges");
+}
+
+TEST(CudaMsm, ReusesItsMemory) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_msm_pool"));
+  const std::size_t n = 5000;
+  const auto bases = random_bases<ec::G1Curve>(rng, n);
+  cuda::GpuMsmG1 gpu(bases);
+  expect_same<ec::G1Curve>(gpu, bases, random_scalars(rng, n), "first");
+  const std::size_t allocations = gpu.pool().allocations();
+  for (int i = 0; i < 3; ++i) expect_same<ec::G1Curve>(gpu, bases, random_scalars(rng, n), "again");
+  EXPECT_EQ(gpu.pool().allocations(), allocations) << "a repeated call allocated device memory";
+}
+
+TEST(CudaMsm, WindowChoice) {
+  EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 20), 16u);
+  EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 24), 19u);
+  EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 27), 22u);
+  EXPECT_GE(cuda::GpuMsmG1::window_bits_for(1), 2u);
+}
+
+}  // namespace

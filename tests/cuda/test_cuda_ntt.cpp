@@ -1,0 +1,106 @@
+// The GPU NTT against the CPU's (src/poly/ntt.hpp), bit for bit, at every size 2^0..2^16
+// and at 2^18 and 2^20, for the four transforms; round trips; a direct evaluation.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "cuda/ntt.hpp"
+#include "ff/random.hpp"
+#include "gpu_skip.hpp"
+#include "poly/ntt.hpp"
+#include "test_seed.hpp"
+
+namespace {
+
+using namespace snarkpipe;
+using ff::Fr;
+using ff::SeededRng;
+
+std::vector<Fr> random_vector(SeededRng& rng, std::size_t n) {
+  std::vector<Fr> v(n);
+  for (auto& x : v) x = Fr::random(rng);
+  return v;
+}
+
+void check_size(cuda::GpuNtt& gpu, SeededRng& rng, unsigned log_n) {
+  const std::size_t n = std::size_t(1) << log_n;
+  const poly::EvaluationDomain dom(log_n);
+  using CpuFn = void (*)(std::span<Fr>, const poly::EvaluationDomain&, poly::Order, poly::Order);
+  struct Case {
+    const char* name;
+    CpuFn cpu;
+    void (cuda::GpuNtt::*gpu)(std::span<Fr>);
+  };
+  const Case cases[] = {{"ntt", poly::ntt, &cuda::GpuNtt::ntt},
+                        {"intt", poly::intt, &cuda::GpuNtt::intt},
+                        {"coset_ntt", poly::coset_ntt, &cuda::GpuNtt::coset_ntt},
+                        {"icoset_ntt", poly::icoset_ntt, &cuda::GpuNtt::icoset_ntt}};
+  for (const Case& c : cases) {
+    const std::vector<Fr> x = random_vector(rng, n);
+    std::vector<Fr> expect = x, got = x;
+    c.cpu(expect, dom, poly::Order::Natural, poly::Order::Natural);
+    (gpu.*c.gpu)(got);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expect[i]) << c.name << " 2^" << log_n << " at " << i;
+  }
+}
+
+TEST(CudaNtt, MatchesCpuAtEverySmallSize) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_sizes"));
+  cuda::GpuNtt gpu(20);
+  for (unsigned k = 0; k <= 16; ++k) check_size(gpu, rng, k);
+  check_size(gpu, rng, 18);
+  check_size(gpu, rng, 20);
+}
+
+TEST(CudaNtt, SmallerTableServesItsSizes) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_small_table"));
+  cuda::GpuNtt gpu(11);
+  for (unsigned k : {1u, 5u, 10u, 11u}) check_size(gpu, rng, k);
+  std::vector<Fr> too_big(std::size_t(1) << 12);
+  EXPECT_THROW(gpu.ntt(too_big), std::invalid_argument);
+  std::vector<Fr> not_pow2(3);
+  EXPECT_THROW(gpu.ntt(not_pow2), std::invalid_argument);
+}
+
+TEST(CudaNtt, RoundTripsOnDevice) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_roundtrip"));
+  const unsigned log_n = 21;
+  cuda::GpuNtt gpu(log_n);
+  const std::vector<Fr> x = random_vector(rng, std::size_t(1) << log_n);
+  std::vector<Fr> y = x;
+  gpu.ntt(y);
+  EXPECT_NE(y, x);
+  gpu.intt(y);
+  EXPECT_EQ(y, x);
+  gpu.coset_ntt(y);
+  gpu.icoset_ntt(y);
+  EXPECT_EQ(y, x);
+}
+
+TEST(CudaNtt, ForwardEqualsDirectEvaluation) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_direct"));
+  const unsigned log_n = 13;
+  const std::size_t n = std::size_t(1) << log_n;
+  const poly::EvaluationDomain dom(log_n);
+  cuda::GpuNtt gpu(log_n);
+  const std::vector<Fr> coeffs = random_vector(rng, n);
+  std::vector<Fr> evals = coeffs, coset = coeffs;
+  gpu.ntt(evals);
+  gpu.coset_ntt(coset);
+  for (std::size_t j : {std::size_t(0), std::size_t(1), std::size_t(777), n - 1}) {
+    const Fr at = dom.omega().pow(ff::u64(j));
+    Fr acc = Fr::zero(), acc_coset = Fr::zero();
+    for (std::size_t i = n; i-- > 0;) {
+      acc = acc * at + coeffs[i];
+      acc_coset = acc_coset * (at * dom.g()) + coeffs[i];
+    }
+    EXPECT_EQ(evals[j], acc) << "a(ω^" << j << ")";
+    EXPECT_EQ(coset[j], acc_coset) << "a(g·ω^" << j << ")";
+  }
+}
+
+}  // namespace
