@@ -18,7 +18,7 @@ class AffineSum {
   using F = typename C::F;
   using AffinePoint = ec::Affine<C>;
 
-  explicit AffineSum(std::size_t lanes = 256) : lanes_(lanes) {
+  explicit AffineSum(std::size_t lanes) : lanes_(lanes) {
     slots_.reserve(lanes_);
     batch_.reserve(lanes_);
     scratch_.resize(lanes_);

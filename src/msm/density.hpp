@@ -32,10 +32,10 @@ struct DensityView {
     }
   }
   template <class D>
-    requires requires(const D& d) {
-      { d.words() } -> std::convertible_to<std::span<const std::uint64_t>>;
-      { d.size() } -> std::convertible_to<std::size_t>;
-    }
+  requires requires(const D& d) {
+    { d.words() } -> std::convertible_to<std::span<const std::uint64_t>>;
+    { d.size() } -> std::convertible_to<std::size_t>;
+  }
   DensityView(const D& d)  // NOLINT: implicit by design (circuit::DensityBitmap)
       : DensityView(std::span<const std::uint64_t>(d.words()), std::size_t(d.size())) {}
 

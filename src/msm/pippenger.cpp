@@ -1,8 +1,10 @@
 #include "msm/pippenger.hpp"
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -35,7 +37,7 @@ struct Costs<ec::G1Curve> {
   static constexpr double xyzz_add = 350;   // one point into a bucket, mixed XYZZ addition
   static constexpr double reduce = 810;     // one bucket of the running-sum reduction
   static constexpr double inversion = 22500;
-  static constexpr double split = 90;      // one scalar split plus the endomorphism images
+  static constexpr double split = 90;  // one scalar split plus the endomorphism images
 };
 template <>
 struct Costs<ec::G2Curve> {
@@ -92,54 +94,61 @@ const SignedWindows& windows_of(unsigned c, bool split) {
   return table[(split ? MAX_WINDOW - MIN_WINDOW + 1 : 0) + c - MIN_WINDOW];
 }
 
-std::size_t total_buckets(const SignedWindows& sw) {
-  std::size_t s = 0;
-  for (unsigned w = 0; w < sw.windows(); ++w) s += sw.max_digit(w);
-  return s;
-}
-
 // Batch of affine additions in flight per bucket set: large enough to amortize the
 // inversion, small enough that few points find their bucket already in the batch.
-std::size_t batch_size(std::uint32_t buckets) {
-  return std::clamp<std::size_t>(buckets / 2, 64, 2048);
-}
+std::size_t batch_size(std::uint32_t buckets) { return std::clamp<std::size_t>(buckets / 2, 64, 2048); }
 
 // Points per chunk below which splitting a window across threads does not pay.
 constexpr std::size_t MIN_CHUNK = 1 << 12;
 
 struct Plan {
   const SignedWindows* sw;
-  bool batch_affine;  // affine buckets with batched additions, else XYZZ buckets
-  bool split;         // D·n points with the parts of endomorphism-split scalars
-  std::size_t chunks; // chunks of points per window
+  bool batch_affine;   // affine buckets with batched additions, else XYZZ buckets
+  bool split;          // D·n points with the parts of endomorphism-split scalars
+  std::size_t chunks;  // chunks of points per window
 };
 
-std::size_t chunks_for(std::size_t points, unsigned windows, std::size_t threads) {
-  if (threads <= 1 || windows >= 2 * threads) return 1;
-  const std::size_t want = (2 * threads + windows - 1) / windows;
-  return std::max<std::size_t>(1, std::min(want, points / MIN_CHUNK));
+// Finishing time of `full` tasks of length t_full then `top` of length t_top on `threads`
+// threads, each task going to the least loaded thread (what oneTBB's work stealing
+// approximates).
+double schedule(std::size_t full, double t_full, std::size_t top, double t_top, std::size_t threads) {
+  if (threads == 1) return double(full) * t_full + double(top) * t_top;
+  std::vector<double> load(std::min(threads, full + top), 0.0);
+  for (std::size_t k = 0; k < full + top; ++k) *std::min_element(load.begin(), load.end()) += k < full ? t_full : t_top;
+  return *std::max_element(load.begin(), load.end());
 }
 
-// The cheapest plan by the cost model in pippenger.hpp.
+// The fastest plan by the cost model in pippenger.hpp: over window sizes, with and without
+// the split, affine or XYZZ buckets, and chunks of points per window when windows alone
+// would leave threads idle, the modelled finishing time on `threads` threads.
 template <class C>
 Plan make_plan(std::size_t n, std::size_t threads, bool allow_split) {
   using K = Costs<C>;
   Plan best{nullptr, false, false, 1};
-  double best_cost = std::numeric_limits<double>::infinity();
+  double best_time = std::numeric_limits<double>::infinity();
   for (bool split : {false, true}) {
     if (split && (!allow_split || n > split_max_points<C>())) continue;
     const std::size_t points = split ? SPLIT_PARTS<C> * n : n;
+    const double prep = split ? double(n) * K::split / double(threads) : 0;
     for (unsigned c = MIN_WINDOW; c <= max_window<C>(); ++c) {
       const SignedWindows& sw = windows_of<C>(c, split);
-      const std::size_t chunks = chunks_for(points, sw.windows(), threads);
-      const double fixed = double(chunks) * double(total_buckets(sw)) * K::reduce + (split ? double(n) * K::split : 0);
-      const double adds = (sw.windows() - 1 + sw.top_density()) * double(points);
+      const std::size_t W = sw.windows();
       const double per_batch = double(batch_size(std::uint32_t(1) << (c - 1)));
-      const double batches = double(sw.windows() * chunks) + adds / per_batch;
-      const double cost_batch = adds * K::batch_add + batches * K::inversion + fixed;
-      const double cost_xyzz = adds * K::xyzz_add + fixed;
-      if (cost_batch < best_cost) best_cost = cost_batch, best = Plan{&sw, true, split, chunks};
-      if (cost_xyzz < best_cost) best_cost = cost_xyzz, best = Plan{&sw, false, split, chunks};
+      const std::size_t max_chunks =
+          threads == 1
+              ? 1
+              : std::clamp<std::size_t>((4 * threads + W - 1) / W, 1, std::max<std::size_t>(1, points / MIN_CHUNK));
+      for (std::size_t chunks = 1; chunks <= max_chunks; ++chunks) {
+        const double per = double(points) / double(chunks);
+        for (bool affine : {true, false}) {
+          const double add = affine ? K::batch_add + K::inversion / per_batch : K::xyzz_add;
+          const double task = affine ? K::inversion : 0;
+          const double t_full = per * add + task + double(sw.max_digit(0)) * K::reduce;
+          const double t_top = per * sw.top_density() * add + task + double(sw.max_digit(W - 1)) * K::reduce;
+          const double time = prep + schedule((W - 1) * chunks, t_full, chunks, t_top, threads);
+          if (time < best_time) best_time = time, best = Plan{&sw, affine, split, chunks};
+        }
+      }
     }
   }
   return best;
@@ -289,9 +298,12 @@ XYZZ<C> pippenger(std::size_t n, const BaseAt& base_at, const ScalarLimbs* kp, c
   if (W * chunks == 1 || arena_threads() == 1) {
     for (std::size_t t = 0; t < W * chunks; ++t) task(t);
   } else {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, W * chunks, 1), [&](const auto& r) {
-      for (std::size_t t = r.begin(); t != r.end(); ++t) task(t);
-    });
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, W * chunks, 1),
+        [&](const auto& r) {
+          for (std::size_t t = r.begin(); t != r.end(); ++t) task(t);
+        },
+        tbb::simple_partitioner());
   }
   XYZZ<C> acc = XYZZ<C>::identity();
   for (unsigned w = W; w-- > 0;) {
@@ -391,8 +403,9 @@ XYZZ<C> msm_core(std::size_t n, const BaseAt& base_at, std::span<const Fr> scala
   return pippenger<C>(n, base_at, kp.data(), plan);
 }
 
-// Density blocks of this many 64-bit words are the unit of parallel gathering.
-constexpr std::size_t DENSITY_BLOCK_WORDS = 1 << 10;
+// Density blocks of this many 64-bit words (16384 variables) are the unit of parallel
+// gathering and of the split's sums of ones.
+constexpr std::size_t DENSITY_BLOCK_WORDS = 1 << 8;
 
 void check_density(std::size_t bases, std::size_t scalars, const DensityView& density) {
   if (density.size != scalars) {
@@ -430,6 +443,10 @@ void for_each_in_block(const DensityView& density, std::size_t b, std::size_t fi
     }
   }
 }
+
+// Lanes of the split's sums of ones: each full round of additions shares one inversion
+// (~22 µs, so 11 ns per addition here), and each thread folds its lanes once at the end.
+constexpr std::size_t ONES_LANES = 2048;
 
 bool is_one(const Fr& k) {
   static constexpr ScalarLimbs one = Fr::one().montgomery();
@@ -486,12 +503,13 @@ Jacobian<C> msm_split(std::span<const Affine<C>> bases, std::span<const Fr> scal
   return with_threads(cfg, [&] {
     const std::vector<std::size_t> off = block_offsets(density);
     const std::size_t blocks = off.size() - 1;
-    // Pass 1, per block: sum the bases whose scalar is one, count the others that are not zero.
-    std::vector<XYZZ<C>> ones(blocks, XYZZ<C>::identity());
+    // Pass 1, per block: sum the bases whose scalar is one (into one running sum per
+    // thread, so its lanes fold once per thread), count the others that are not zero.
+    tbb::enumerable_thread_specific<detail::AffineSum<C>> ones([] { return detail::AffineSum<C>(ONES_LANES); });
     std::vector<std::size_t> rest_off(blocks + 1, 0);
     parallel_blocks(blocks, 1, [&](std::size_t lo, std::size_t hi) {
+      detail::AffineSum<C>& sum = ones.local();
       for (std::size_t b = lo; b < hi; ++b) {
-        detail::AffineSum<C> sum;
         std::size_t rest = 0;
         for_each_in_block(density, b, off[b], [&](std::size_t v, std::size_t k) {
           const Fr& s = scalars[v];
@@ -501,7 +519,6 @@ Jacobian<C> msm_split(std::span<const Affine<C>> bases, std::span<const Fr> scal
             ++rest;
           }
         });
-        ones[b] = sum.finish();
         rest_off[b + 1] = rest;
       }
     });
@@ -509,7 +526,7 @@ Jacobian<C> msm_split(std::span<const Affine<C>> bases, std::span<const Fr> scal
     const std::size_t m = rest_off[blocks];
 
     XYZZ<C> total = XYZZ<C>::identity();
-    for (const XYZZ<C>& o : ones) total += o;
+    for (detail::AffineSum<C>& o : ones) total += o.finish();
     if (m == 0) return total.to_jacobian();
 
     // Pass 2: the remaining pairs, as base indices and scalars.
@@ -533,11 +550,11 @@ Jacobian<C> msm_split(std::span<const Affine<C>> bases, std::span<const Fr> scal
   });
 }
 
-#define SNARKPIPE_MSM_INSTANTIATE(C)                                                                              \
-  template MsmPlan msm_plan<C>(std::size_t, std::size_t, bool);                                                  \
-  template Jacobian<C> msm<C>(std::span<const Affine<C>>, std::span<const Fr>, const MsmConfig&);               \
-  template Jacobian<C> msm_with_density<C>(std::span<const Affine<C>>, std::span<const Fr>, DensityView,        \
-                                           const MsmConfig&);                                                   \
+#define SNARKPIPE_MSM_INSTANTIATE(C)                                                                     \
+  template MsmPlan msm_plan<C>(std::size_t, std::size_t, bool);                                          \
+  template Jacobian<C> msm<C>(std::span<const Affine<C>>, std::span<const Fr>, const MsmConfig&);        \
+  template Jacobian<C> msm_with_density<C>(std::span<const Affine<C>>, std::span<const Fr>, DensityView, \
+                                           const MsmConfig&);                                            \
   template Jacobian<C> msm_split<C>(std::span<const Affine<C>>, std::span<const Fr>, DensityView, const MsmConfig&);
 
 SNARKPIPE_MSM_INSTANTIATE(ec::G1Curve)

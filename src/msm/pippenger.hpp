@@ -9,21 +9,21 @@
 //   per batch use XYZZ buckets with mixed additions.
 // - Each window's buckets reduce with a running sum (Σ b·B_b = Σ_b Σ_{j>=b} B_j) in XYZZ;
 //   windows combine by Horner's rule with c doublings each.
-// - Work splits into (window × chunk of points) tasks on oneTBB; chunks only when there are
-//   too few windows to keep the threads busy.
-//
 // - Scalars split along the curve's endomorphism (scalar_split.hpp) when that is cheaper:
 //   G1 (GLV) 2n points with 128-bit scalars, G2 (GLS) 4n points with 64-bit scalars. The
 //   bucket additions stay the same, the windows (and so the bucket reductions) shrink 2-4×.
+// - Work runs as (window × chunk of points) tasks on oneTBB.
 //
 // Plan (msm_plan()): over window sizes c, with and without the split, affine or XYZZ
-// buckets, minimize the modelled time  adds·A + batches·I + chunks·buckets·R (+ split cost)
-// where adds = points·(windows - 1 + share of non-zero top digits), buckets = Σ_w
-// max_digit_w, A the cost of one bucket addition, I of a field inversion, R of reducing one
-// bucket (two XYZZ additions), all measured here (pippenger.cpp, Costs). c is capped so one
-// window's buckets stay within 4 MB (past that, cache misses cost more than the larger
-// window saves). For random 255-bit scalars: G1 c = 11 at 2^12, 13 at 2^16, 16 from 2^18
-// (GLV up to 2^22 points); G2 c = 11 at 2^12, 13 at 2^16, 15 from 2^20 (GLS up to ~2^20).
+// buckets, and 1.. chunks of points per window, take the shortest modelled time on the
+// available threads: each task costs (points/chunks)·(A + I/batch) + buckets·R, tasks go
+// greedily to the least loaded thread, where A is the cost of one bucket addition, I of a
+// field inversion, R of reducing one bucket (two XYZZ additions), all measured here
+// (pippenger.cpp, Costs); the top window only counts its share of non-zero digits and its
+// fewer buckets. c is capped so one window's buckets stay within 4 MB (past that, cache
+// misses cost more than the larger window saves). For random 255-bit scalars on one
+// thread: G1 c = 11 at 2^12, 13 at 2^16, 16 from 2^18 (GLV up to 2^22 points); G2 c = 11
+// at 2^12, 13 at 2^16, 15 from 2^20 (GLS up to ~2^20 points).
 //
 // Scalars arrive in Montgomery form (as Fr keeps them) and are converted to canonical
 // limbs once, in parallel. Zero scalars and bases at infinity contribute nothing.
@@ -87,11 +87,11 @@ Jacobian<C> msm_split(std::span<const Affine<C>> bases, std::span<const Fr> scal
 
 // How msm computes a sum of n points on `threads` threads (for benchmarks and tests).
 struct MsmPlan {
-  unsigned window_bits;   // c
-  unsigned windows;       // signed c-bit windows per (part of a) scalar
-  unsigned split_parts;   // 1, or 2 (G1, GLV) / 4 (G2) when scalars are split by the endomorphism
-  bool affine_buckets;    // batched affine bucket additions, else XYZZ buckets
-  std::size_t chunks;     // chunks of points per window (> 1 when windows are too few for the threads)
+  unsigned window_bits;  // c
+  unsigned windows;      // signed c-bit windows per (part of a) scalar
+  unsigned split_parts;  // 1, or 2 (G1, GLV) / 4 (G2) when scalars are split by the endomorphism
+  bool affine_buckets;   // batched affine bucket additions, else XYZZ buckets
+  std::size_t chunks;    // chunks of points per window (> 1 when windows are too few for the threads)
 };
 template <class C>
 MsmPlan msm_plan(std::size_t n, std::size_t threads = 1, bool allow_split = true);

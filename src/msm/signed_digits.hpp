@@ -1,8 +1,9 @@
 // Signed c-bit windows of Fr scalars, shared by Pippenger and the fixed-base tables.
 //
-// A scalar k < r is written as k = Σ_w d_w·2^(c·w) with d_w in [-2^(c-1), 2^(c-1)) for every
-// window but the top one, which is in [0, top_max] with top_max <= 2^(c-1). Halving the
-// digit range halves the buckets (or table entries): a negative digit adds -P instead.
+// A scalar k <= max (r - 1, or a bound on the parts of split scalars) is written as
+// k = Σ_w d_w·2^(c·w) with d_w in [-2^(c-1), 2^(c-1)) for every window but the top one,
+// which is in [0, top_max] with top_max <= 2^(c-1). Halving the digit range halves the
+// buckets (or table entries): a negative digit adds -P instead.
 //
 // The digits come without a carry loop: with the offset H = Σ_{w<W-1} 2^(c-1)·2^(c·w),
 // k' = k + H has plain c-bit windows e_w and d_w = e_w - 2^(c-1) (w < W-1), d_top = e_top,
@@ -66,9 +67,7 @@ class SignedWindows {
   // (the top window's share of bucket additions; every other window's is ~1).
   double top_density() const { return top_density_; }
   // Largest |digit| a window can hold: 2^(c-1) below the top, top_max in the top window.
-  std::uint32_t max_digit(unsigned w) const {
-    return w + 1 == windows_ ? top_max_ : (std::uint32_t(1) << (c_ - 1));
-  }
+  std::uint32_t max_digit(unsigned w) const { return w + 1 == windows_ ? top_max_ : (std::uint32_t(1) << (c_ - 1)); }
 
   // k' = canonical(k) + H; fits in 256 bits for every k <= max_value (checked at construction).
   ScalarLimbs prepare(const Fr& k) const { return prepare_canonical(k.to_repr()); }
