@@ -1,15 +1,21 @@
-// snarkpipe bench cpu | groth16: measured numbers as JSON records (machine, command, date,
-// results), the form bench/results keeps.
+// snarkpipe bench cpu | groth16 | prove: measured numbers as JSON records (machine, command,
+// date, results), the form bench/results keeps.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <filesystem>
+#include <unistd.h>
 
 #include "cli/bench_cpu.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "circom/prover.hpp"
+#include "circom/wtns.hpp"
+#include "circom/zkey.hpp"
 #include "groth16/prover.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
@@ -48,6 +54,18 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// The 1-minute load average: benchmarks on a shared machine record it before and after.
+double load_average() {
+  double l[1] = {-1};
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 }  // namespace
@@ -141,6 +159,102 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                         std::fprintf(stderr, "  %s: prove %.1f ms (setup %.1f ms)\n", size.c_str(), median(total), setup_ms);
                         rec["results"].push_back(row);
                       }
+                      return emit(rec, *json, *out);
+                    }});
+  }
+  {
+    auto zkey = std::make_shared<std::string>();
+    auto wtns = std::make_shared<std::string>();
+    auto runs = std::make_shared<int>(5);
+    auto snarkjs = std::make_shared<std::string>();
+    auto snarkjs_runs = std::make_shared<int>(3);
+    auto json = std::make_shared<bool>(false);
+    auto out = std::make_shared<std::string>();
+    auto note = std::make_shared<std::string>();
+    auto* c = bench->add_subcommand("prove", "Prove a circom circuit from a snarkjs .zkey and .wtns; optionally time snarkjs on the same files");
+    c->footer(
+        "Reports the median of --runs proofs (each verified), the key and witness loading, and with --snarkjs the\n"
+        "median wall time of `SNARKJS groth16 prove ZKEY WTNS proof.json public.json` (a whole process, as users run it).\n"
+        "Example: snarkpipe bench prove --zkey c.zkey --wtns w.wtns --snarkjs tests/interop/node_modules/.bin/snarkjs --json");
+    c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->required()->check(CLI::ExistingFile);
+    c->add_option("--wtns", *wtns, "The witness")->required()->check(CLI::ExistingFile);
+    c->add_option("--runs", *runs, "Proofs to time (the median is reported)")->capture_default_str();
+    c->add_option("--snarkjs", *snarkjs, "The snarkjs program, to time `snarkjs groth16 prove` on the same files");
+    c->add_option("--snarkjs-runs", *snarkjs_runs, "snarkjs proofs to time")->capture_default_str();
+    c->add_flag("--json", *json, "Print one JSON object");
+    c->add_option("-o,--out", *out, "Also write the JSON record to this file");
+    c->add_option("--note", *note, "Recorded as \"note\": what the files are and how they were made");
+    cmds.push_back({c, [=] {
+                      nlohmann::json rec = machine_info();
+                      if (!note->empty()) rec["note"] = *note;
+                      rec["command"] = "snarkpipe bench prove --zkey " + *zkey + " --wtns " + *wtns + " --runs " +
+                                       std::to_string(*runs) +
+                                       (snarkjs->empty() ? "" : " --snarkjs " + *snarkjs + " --snarkjs-runs " +
+                                                                    std::to_string(*snarkjs_runs));
+                      rec["load_average_1min_start"] = load_average();
+                      auto t0 = Clock::now();
+                      circom::Zkey z = circom::read_zkey(*zkey);
+                      const double read_ms = ms_since(t0);
+                      const std::uint32_t nvars = z.num_vars, npub = z.num_public, m = z.domain_size;
+                      const std::size_t ncoef = z.coefficients.size();
+                      t0 = Clock::now();
+                      const circom::ZkeyProver prover(std::move(z));
+                      const double prepare_ms = ms_since(t0);
+                      t0 = Clock::now();
+                      const std::vector<ff::Fr> w = circom::read_wtns(*wtns);
+                      const double wtns_ms = ms_since(t0);
+                      std::vector<double> abc, ntt, ch, a, b1, b2, total;
+                      for (int r = 0; r < std::max(1, *runs); ++r) {
+                        circom::ZkeyProverTimings t;
+                        prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
+                        abc.push_back(t.abc_ms);
+                        ntt.push_back(t.ntt_ms);
+                        ch.push_back(t.c_h_msm_ms);
+                        a.push_back(t.a_msm_ms);
+                        b1.push_back(t.b1_msm_ms);
+                        b2.push_back(t.b2_msm_ms);
+                        total.push_back(t.total_ms);
+                        std::fprintf(stderr, "  snarkpipe proof %d: %.1f ms\n", r + 1, t.total_ms);
+                      }
+                      nlohmann::json res = {{"signals", nvars},
+                                            {"public", npub},
+                                            {"domain_size", m},
+                                            {"coefficients", ncoef},
+                                            {"snarkpipe_zkey_read_ms", read_ms},
+                                            {"snarkpipe_key_prepare_ms", prepare_ms},
+                                            {"snarkpipe_wtns_read_ms", wtns_ms},
+                                            {"snarkpipe_abc_ms", median(abc)},
+                                            {"snarkpipe_ntt_ms", median(ntt)},
+                                            {"snarkpipe_c_and_h_msm_ms", median(ch)},
+                                            {"snarkpipe_a_msm_ms", median(a)},
+                                            {"snarkpipe_b1_msm_ms", median(b1)},
+                                            {"snarkpipe_b2_msm_ms", median(b2)},
+                                            {"snarkpipe_prove_ms", median(total)},
+                                            {"snarkpipe_prove_with_loading_ms", median(total) + read_ms + prepare_ms + wtns_ms}};
+                      if (!snarkjs->empty()) {
+                        const std::string tmp = std::filesystem::temp_directory_path() / ("snarkpipe-bench-" + std::to_string(::getpid()));
+                        const std::string cmd = shell_quote(*snarkjs) + " groth16 prove " + shell_quote(*zkey) + " " + shell_quote(*wtns) +
+                                                " " + tmp + "-proof.json " + tmp + "-public.json > /dev/null 2>&1";
+                        std::vector<double> sj;
+                        for (int r = 0; r < std::max(1, *snarkjs_runs); ++r) {
+                          t0 = Clock::now();
+                          const int rc = std::system(cmd.c_str());
+                          sj.push_back(ms_since(t0));
+                          if (rc != 0) throw std::runtime_error("snarkjs failed: " + cmd);
+                          std::fprintf(stderr, "  snarkjs proof %d: %.1f ms\n", r + 1, sj.back());
+                        }
+                        std::remove((tmp + "-proof.json").c_str());
+                        std::remove((tmp + "-public.json").c_str());
+                        res["snarkjs_prove_wall_ms"] = median(sj);
+                        res["snarkjs_prove_wall_ms_all"] = sj;
+                        res["speedup_prove"] = median(sj) / median(total);
+                        res["speedup_with_loading"] = median(sj) / (median(total) + read_ms + prepare_ms + wtns_ms);
+                      }
+                      rec["load_average_1min_end"] = load_average();
+                      rec["results"] = nlohmann::json::array({res});
+                      std::fprintf(stderr, "  snarkpipe %.1f ms (with loading %.1f ms)%s\n", median(total),
+                                   median(total) + read_ms + prepare_ms + wtns_ms,
+                                   snarkjs->empty() ? "" : (", snarkjs " + std::to_string(res["snarkjs_prove_wall_ms"].get<double>()) + " ms").c_str());
                       return emit(rec, *json, *out);
                     }});
   }

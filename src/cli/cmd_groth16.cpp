@@ -1,11 +1,20 @@
-// setup, prove, verify, inspect and demo: Groth16 from the command line, with bellperson's
-// file formats (.params, .vk, 192-byte proofs) and snarkjs's public.json.
+// setup, prove, verify, inspect, demo, and the circom/snarkjs bridge (export-vk,
+// import-r1cs, test-ptau): Groth16 from the command line, with bellperson's file formats
+// (.params, .vk, 192-byte proofs), snarkjs's JSON (public.json, proof.json, vk.json) and
+// circom's .r1cs / .wtns and snarkjs's .zkey.
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "circom/prover.hpp"
+#include "circom/ptau.hpp"
+#include "circom/r1cs.hpp"
+#include "circom/snarkjs_json.hpp"
+#include "circom/wtns.hpp"
+#include "circom/zkey.hpp"
 #include "circuit/r1cs_file.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -98,6 +107,26 @@ groth16::ProverProgress prover_progress(PhaseProgress& progress) {
   return [&](std::string_view p) { progress.phase("prove: " + std::string(p)); };
 }
 
+std::string file_magic(const std::string& path) {
+  char magic[8] = {};
+  std::ifstream(path, std::ios::binary).read(magic, 8);
+  return std::string(magic, 8);
+}
+
+// A circuit file: snarkpipe's recorded circuit (.snkr1cs, "SNKR1CS") or circom's .r1cs ("r1cs").
+circuit::R1cs load_circuit_file(const std::string& path) {
+  const std::string magic = file_magic(path);
+  if (std::memcmp(magic.data(), circuit::R1CS_FILE_MAGIC, 8) == 0) return circuit::read_r1cs(path);
+  if (magic.compare(0, 4, "r1cs") == 0) return circom::read_circom_r1cs(path).r1cs;
+  throw std::runtime_error(path + ": neither a circom .r1cs nor a snarkpipe recorded circuit");
+}
+
+void add_proof_format_option(CLI::App* c, std::string& format) {
+  c->add_option("--format", format, "bellperson: 192-byte binary proof; snarkjs: proof.json")
+      ->check(CLI::IsMember({"bellperson", "snarkjs"}))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 std::vector<Command> register_groth16_commands(CLI::App& app) {
@@ -106,20 +135,32 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
   // setup
   {
     auto spec = std::make_shared<CircuitSpec>();
+    auto r1cs_path = std::make_shared<std::string>();
     auto params = std::make_shared<std::string>();
     auto vk = std::make_shared<std::string>();
-    auto* c = app.add_subcommand("setup", "Generate Groth16 keys for a built-in circuit (fresh toxic waste from the OS CSPRNG)");
+    auto* c = app.add_subcommand("setup", "Generate Groth16 keys for a circuit (fresh toxic waste from the OS CSPRNG)");
     c->footer(
         "Writes bellperson-format files: OUT.params (the proving key) and OUT.vk (the verifying key).\n"
-        "Example: snarkpipe setup --circuit merkle-sha256 --depth 4 --params m4.params --vk m4.vk");
+        "The circuit is a built-in one (--circuit) or a file (--r1cs: circom .r1cs or snarkpipe's recorded circuit).\n"
+        "Example: snarkpipe setup --circuit merkle-sha256 --depth 4 --params m4.params --vk m4.vk\n"
+        "         snarkpipe setup --r1cs circuit.r1cs --params c.params --vk c.vk");
     add_circuit_options(c, *spec);
+    c->add_option("--r1cs", *r1cs_path, "A circuit file instead of a built-in circuit (circom .r1cs or .snkr1cs)")
+        ->check(CLI::ExistingFile);
     c->add_option("--params", *params, "Where to write the proving key (.params)")->required();
     c->add_option("--vk", *vk, "Where to write the verifying key (.vk)")->required();
     cmds.push_back({c, [=] {
-                      PhaseProgress progress("setup " + spec->describe(), 10);
-                      const CircuitInstance ci = make_circuit(*spec);
-                      progress.phase("record circuit");
-                      const circuit::R1cs r1cs = record(*ci.shape);
+                      const std::string what = r1cs_path->empty() ? spec->describe() : *r1cs_path;
+                      PhaseProgress progress("setup " + what, 10);
+                      circuit::R1cs r1cs;
+                      if (r1cs_path->empty()) {
+                        const CircuitInstance ci = make_circuit(*spec);
+                        progress.phase("record circuit");
+                        r1cs = record(*ci.shape);
+                      } else {
+                        progress.phase("read circuit");
+                        r1cs = load_circuit_file(*r1cs_path);
+                      }
                       const ProvingKey pk = run_setup(r1cs, progress);
                       progress.phase("write files");
                       groth16::write_params(*params, pk);
@@ -135,26 +176,89 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
   {
     auto spec = std::make_shared<CircuitSpec>();
     auto params = std::make_shared<std::string>();
+    auto r1cs_path = std::make_shared<std::string>();
+    auto zkey = std::make_shared<std::string>();
+    auto wtns = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("bellperson");
     auto proof_out = std::make_shared<std::string>();
     auto public_out = std::make_shared<std::string>();
     auto check_subgroup = std::make_shared<bool>(false);
-    auto* c = app.add_subcommand("prove", "Prove a built-in circuit's statement with a proving key");
+    auto* c = app.add_subcommand("prove", "Prove a circuit's statement with a proving key (bellperson .params or snarkjs .zkey)");
     c->footer(
-        "Writes the 192-byte proof (A ‖ B ‖ C, compressed) and the public inputs after ONE as a JSON array of\n"
-        "decimal strings (snarkjs's public.json). The proof is verified before it is written.\n"
-        "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json");
+        "The key, the circuit and the witness:\n"
+        "  --params P with a built-in circuit (--circuit ...), or with --r1cs CIRCUIT --wtns WITNESS (circom files);\n"
+        "  --zkey Z --wtns W: a snarkjs Groth16 key and a circom witness, proved as snarkjs proves (proof.json).\n"
+        "Writes the proof (192 bytes A | B | C compressed, or snarkjs's proof.json with --format snarkjs; with --zkey\n"
+        "proof.json unless --format bellperson) and "
+        "the public inputs after ONE as snarkjs's public.json.\nThe proof is verified before it is written.\n"
+        "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json\n"
+        "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json");
     add_circuit_options(c, *spec);
-    c->add_option("--params", *params, "The proving key (.params, bellperson format)")->required()->check(CLI::ExistingFile);
+    c->add_option("--params", *params, "The proving key (.params, bellperson format)")->check(CLI::ExistingFile);
+    c->add_option("--r1cs", *r1cs_path, "With --params: the circuit file (circom .r1cs or .snkr1cs) instead of --circuit")
+        ->check(CLI::ExistingFile);
+    c->add_option("--zkey", *zkey, "A snarkjs Groth16 proving key (.zkey) instead of --params")->check(CLI::ExistingFile);
+    c->add_option("--wtns", *wtns, "The witness (.wtns, from circom's witness calculator / snarkjs wtns calculate)")
+        ->check(CLI::ExistingFile);
+    add_proof_format_option(c, *format);
     c->add_option("--proof", *proof_out, "Where to write the proof")->required();
     c->add_option("--public", *public_out, "Where to write the public inputs (JSON)")->required();
     c->add_flag("--check-subgroup", *check_subgroup, "Check every key point's subgroup membership while loading (slow)");
     cmds.push_back({c, [=] {
-                      PhaseProgress progress("prove " + spec->describe(), 9);
-                      const CircuitInstance ci = make_circuit(*spec);
-                      progress.phase("record circuit");
-                      const circuit::R1cs r1cs = record(*ci.shape);
-                      progress.phase("witness");
-                      const groth16::Witness w = synthesize_witness(*ci.proving);
+                      if (zkey->empty() == params->empty())
+                        throw std::invalid_argument("give exactly one proving key: --params (bellperson) or --zkey (snarkjs)");
+                      if (!zkey->empty()) {
+                        if (wtns->empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
+                        if (!r1cs_path->empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
+                        PhaseProgress progress("prove " + *zkey, 4);
+                        progress.phase("load key");
+                        circom::ZkeyReadOptions opts;
+                        opts.check_subgroup = *check_subgroup;
+                        const circom::ZkeyProver prover(circom::read_zkey(*zkey, opts));
+                        progress.phase("load witness");
+                        const std::vector<ff::Fr> w = circom::read_wtns(*wtns);
+                        progress.phase("prove (snarkjs construction)");
+                        circom::ZkeyProverTimings t;
+                        const Proof proof = prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
+                        progress.finish();
+                        const std::vector<ff::Fr> xs(w.begin() + 1, w.begin() + 1 + prover.num_public());
+                        // snarkjs's proof.json unless --format bellperson asks for the 192 bytes.
+                        if (c->count("--format") != 0 && *format == "bellperson")
+                          write_file(*proof_out, proof.to_bytes());
+                        else
+                          circom::write_json_file(*proof_out, circom::proof_to_json(proof));
+                        circom::write_json_file(*public_out, circom::public_to_json(xs));
+                        std::fprintf(stderr, "  key: %u signals, %u public, domain %u\n", prover.num_vars(), prover.num_public(),
+                                     prover.domain_size());
+                        std::printf("prover: %.0f ms (a,b,c %.0f, NTTs %.0f, C+H MSM %.0f, A MSM %.0f, B1 MSM %.0f, B2 MSM %.0f)\n",
+                                    t.total_ms, t.abc_ms, t.ntt_ms, t.c_h_msm_ms, t.a_msm_ms, t.b1_msm_ms, t.b2_msm_ms);
+                        std::printf("wrote %s and %s\n", proof_out->c_str(), public_out->c_str());
+                        return 0;
+                      }
+                      if (r1cs_path->empty() != wtns->empty())
+                        throw std::invalid_argument("--r1cs and --wtns go together (a circuit file and its witness)");
+                      PhaseProgress progress("prove " + (r1cs_path->empty() ? spec->describe() : *r1cs_path), 9);
+                      circuit::R1cs r1cs;
+                      groth16::Witness w;
+                      std::vector<ff::Fr> expected;
+                      if (r1cs_path->empty()) {
+                        const CircuitInstance ci = make_circuit(*spec);
+                        progress.phase("record circuit");
+                        r1cs = record(*ci.shape);
+                        progress.phase("witness");
+                        w = synthesize_witness(*ci.proving);
+                        expected = ci.expected_public;
+                      } else {
+                        progress.phase("read circuit");
+                        r1cs = load_circuit_file(*r1cs_path);
+                        progress.phase("read witness");
+                        const std::vector<ff::Fr> values = circom::read_wtns(*wtns);
+                        if (values.size() != r1cs.num_columns())
+                          throw std::invalid_argument("the witness has " + std::to_string(values.size()) +
+                                                      " values; the circuit has " + std::to_string(r1cs.num_columns()) +
+                                                      " wires (a witness for another circuit?)");
+                        w = circom::split_witness(values, r1cs.num_inputs - 1);
+                      }
                       progress.phase("load key");
                       groth16::ParamsReadOptions opts;
                       opts.check_subgroup = *check_subgroup;
@@ -164,10 +268,13 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                           groth16::prove_checked(pk, r1cs, w, groth16::ProverRandomness::random(), &t, prover_progress(progress));
                       progress.finish();
                       const std::vector<ff::Fr> xs(w.inputs.begin() + 1, w.inputs.end());
-                      if (!ci.expected_public.empty() && xs != ci.expected_public)
+                      if (!expected.empty() && xs != expected)
                         throw std::runtime_error("internal error: the circuit's public inputs differ from the native computation");
                       const auto bytes = proof.to_bytes();
-                      write_file(*proof_out, bytes);
+                      if (*format == "snarkjs")
+                        circom::write_json_file(*proof_out, circom::proof_to_json(proof));
+                      else
+                        write_file(*proof_out, bytes);
                       write_public_json(*public_out, xs);
                       print_r1cs_shape(r1cs);
                       std::printf("proof %s\nwrote %s and %s\n", hex(bytes).c_str(), proof_out->c_str(), public_out->c_str());
@@ -180,29 +287,73 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
     auto vk_path = std::make_shared<std::string>();
     auto proof_path = std::make_shared<std::string>();
     auto public_path = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("bellperson");
+    auto files = std::make_shared<std::vector<std::string>>();
     auto* c = app.add_subcommand("verify", "Verify a proof (or concatenated partition proofs); exit status 0 only when valid");
     c->footer(
         "Exit status: 0 valid, 1 invalid (the reason is printed), 2 unreadable input.\n"
-        "Example: snarkpipe verify --vk m4.vk --proof m4.proof --public m4.json");
-    c->add_option("--vk", *vk_path, "The verifying key (.vk, bellperson format)")->required()->check(CLI::ExistingFile);
-    c->add_option("--proof", *proof_path, "The proof file (192 bytes per partition)")->required()->check(CLI::ExistingFile);
+        "--format snarkjs reads snarkjs's vk.json, public.json and proof.json, in snarkjs's order as arguments.\n"
+        "Example: snarkpipe verify --vk m4.vk --proof m4.proof --public m4.json\n"
+        "         snarkpipe verify --format snarkjs vk.json public.json proof.json");
+    c->add_option("--vk", *vk_path, "The verifying key (.vk, bellperson format; vk.json with --format snarkjs)")
+        ->check(CLI::ExistingFile);
+    c->add_option("--proof", *proof_path, "The proof file (192 bytes per partition; proof.json with --format snarkjs)")
+        ->check(CLI::ExistingFile);
     c->add_option("--public", *public_path, "The public inputs: a JSON array of decimal strings (one array per partition)")
-        ->required()
+        ->check(CLI::ExistingFile);
+    c->add_option("--format", *format, "bellperson (.vk + binary proof) or snarkjs (vk.json + proof.json)")
+        ->check(CLI::IsMember({"bellperson", "snarkjs"}))
+        ->capture_default_str();
+    c->add_option("files", *files, "VK PUBLIC PROOF, as snarkjs groth16 verify takes them (instead of the options)")
         ->check(CLI::ExistingFile);
     cmds.push_back({c, [=] {
+                      std::string vkf = *vk_path, pubf = *public_path, prf = *proof_path;
+                      if (!files->empty()) {
+                        if (files->size() != 3 || !vkf.empty() || !pubf.empty() || !prf.empty()) {
+                          std::printf("error: give VK PUBLIC PROOF as three arguments, or --vk --public --proof\n");
+                          return 2;
+                        }
+                        vkf = (*files)[0];
+                        pubf = (*files)[1];
+                        prf = (*files)[2];
+                      }
+                      if (vkf.empty() || pubf.empty() || prf.empty()) {
+                        std::printf("error: the verifying key, the public inputs and the proof are all needed\n");
+                        return 2;
+                      }
                       groth16::VerifyingKey vk;
                       std::vector<Proof> proofs;
                       std::vector<std::vector<ff::Fr>> inputs;
+                      const bool snarkjs = *format == "snarkjs";
                       try {
-                        vk = groth16::read_vk(*vk_path, {true, {}});
-                        inputs = read_public_json(*public_path);
+                        if (snarkjs) {
+                          vk = circom::vk_from_json(circom::read_json_file(vkf), vkf);
+                          inputs = {circom::public_from_json(circom::read_json_file(pubf), pubf)};
+                        } else {
+                          vk = groth16::read_vk(vkf, {true, {}});
+                          inputs = read_public_json(pubf);
+                        }
                       } catch (const std::exception& e) {
                         std::printf("error: %s\n", e.what());
                         return 2;
                       }
                       try {
-                        proofs = groth16::decode_proofs(read_file(*proof_path));
+                        if (snarkjs) {
+                          nlohmann::json j;
+                          try {
+                            j = circom::read_json_file(prf);
+                          } catch (const std::exception& e) {
+                            std::printf("error: %s\n", e.what());
+                            return 2;
+                          }
+                          proofs = {circom::proof_from_json(j, prf)};
+                        } else {
+                          proofs = groth16::decode_proofs(read_file(prf));
+                        }
                       } catch (const groth16::ProofFormatError& e) {
+                        std::printf("invalid: %s\n", e.what());
+                        return 1;
+                      } catch (const circom::JsonFormatError& e) {
                         std::printf("invalid: %s\n", e.what());
                         return 1;
                       }
@@ -227,17 +378,123 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                     }});
   }
 
+  // export-vk
+  {
+    auto vk_path = std::make_shared<std::string>();
+    auto zkey = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("snarkjs");
+    auto out = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("export-vk", "Write a verifying key as snarkjs's vk.json");
+    c->footer(
+        "From a bellperson .vk (or .params) or from a snarkjs .zkey (as `snarkjs zkey export verificationkey`).\n"
+        "Example: snarkpipe export-vk --vk m4.vk --format snarkjs --out vk.json");
+    c->add_option("--vk", *vk_path, "A bellperson verifying key (.vk) or parameters (.params)")->check(CLI::ExistingFile);
+    c->add_option("--zkey", *zkey, "A snarkjs Groth16 key (.zkey)")->check(CLI::ExistingFile);
+    c->add_option("--format", *format, "The output format")->check(CLI::IsMember({"snarkjs"}))->capture_default_str();
+    c->add_option("--out", *out, "Where to write vk.json")->required();
+    cmds.push_back({c, [=] {
+                      if (vk_path->empty() == zkey->empty()) throw std::invalid_argument("give exactly one of --vk and --zkey");
+                      groth16::VerifyingKey vk;
+                      if (!zkey->empty()) {
+                        vk = circom::read_zkey_vk(*zkey);
+                      } else {
+                        groth16::ParamsReadOptions o;
+                        o.check_subgroup = true;
+                        vk = groth16::summarize_params_file(*vk_path).kind == groth16::ParamsSummary::Kind::Parameters
+                                 ? groth16::read_params(*vk_path).vk
+                                 : groth16::read_vk(*vk_path, o);
+                      }
+                      circom::write_json_file(*out, circom::vk_to_json(vk));
+                      std::printf("wrote %s (%zu public inputs)\n", out->c_str(), vk.ic.size() - 1);
+                      return 0;
+                    }});
+  }
+
+  // import-r1cs
+  {
+    auto in = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("import-r1cs", "Convert a circom .r1cs into snarkpipe's recorded-circuit format");
+    c->footer(
+        "Wires map onto columns as they are (ONE, public outputs, public inputs: the inputs; the rest: aux), and one\n"
+        "`input * 0 = 0` row per input is appended, as snarkjs's setup does. The result runs through\n"
+        "`snarkpipe setup --r1cs` and `snarkpipe prove --r1cs ... --wtns ...`.\n"
+        "Example: snarkpipe import-r1cs circuit.r1cs circuit.snkr1cs");
+    c->add_option("in", *in, "circom's .r1cs (compiled with --prime bls12381)")->required()->check(CLI::ExistingFile);
+    c->add_option("out", *out, "Where to write the recorded circuit")->required();
+    cmds.push_back({c, [=] {
+                      const circom::CircomR1cs cr = circom::read_circom_r1cs(*in);
+                      circuit::write_r1cs(*out, cr.r1cs);
+                      std::printf("%s: %u constraints, %u wires (%u public outputs, %u public inputs, %u private inputs)\n",
+                                  in->c_str(), cr.num_constraints, cr.num_wires, cr.num_public_outputs, cr.num_public_inputs,
+                                  cr.num_private_inputs);
+                      print_r1cs_shape(cr.r1cs);
+                      std::printf("wrote %s\n", out->c_str());
+                      return 0;
+                    }});
+  }
+
+  // test-ptau
+  {
+    auto power = std::make_shared<unsigned>(12);
+    auto out = std::make_shared<std::string>();
+    auto seed = std::make_shared<std::uint64_t>(1);
+    auto* c = app.add_subcommand("test-ptau", "Write an INSECURE prepared powers-of-tau file for tests and benchmarks");
+    c->footer(
+        "τ, α and β come from --seed, so anyone who knows it can forge proofs: never use the keys it leads to.\n"
+        "snarkjs's own ceremony takes minutes even for small powers; this takes seconds. For `snarkjs groth16 setup`,\n"
+        "circuits with up to 2^power constraints (public inputs included).\n"
+        "Example: snarkpipe test-ptau --power 16 --out test16.ptau");
+    c->add_option("--power", *power, "log2 of the largest domain (1..27)")->capture_default_str();
+    c->add_option("--out", *out, "Where to write the .ptau")->required();
+    c->add_option("--seed", *seed, "Seed of τ, α, β")->capture_default_str();
+    cmds.push_back({c, [=] {
+                      PhaseProgress progress("test-ptau 2^" + std::to_string(*power), 11);
+                      circom::write_insecure_ptau(*out, *power, circom::PtauSecrets::from_seed(*seed),
+                                                  [&](std::string_view p) { progress.phase(std::string(p)); });
+                      progress.finish();
+                      std::printf("wrote %s (power %u, INSECURE: for tests only) in %.1f s\n", out->c_str(), *power,
+                                  progress.total_ms() / 1e3);
+                      return 0;
+                    }});
+  }
+
   // inspect
   {
     auto path = std::make_shared<std::string>();
     auto validate = std::make_shared<bool>(false);
-    auto* c = app.add_subcommand("inspect", "Describe a .params, .vk or .r1cs file");
+    auto* c = app.add_subcommand("inspect", "Describe a .params, .vk, .snkr1cs, or circom/snarkjs .r1cs, .wtns, .zkey file");
     c->footer("Reads only the counts unless --validate is given (then every point is decoded and checked).");
     c->add_option("file", *path, "The file to describe")->required()->check(CLI::ExistingFile);
     c->add_flag("--validate", *validate, "Decode and check every point (range, curve, subgroup)");
     cmds.push_back({c, [=] {
                       std::uint8_t magic[8] = {};
                       std::ifstream(*path, std::ios::binary).read(reinterpret_cast<char*>(magic), 8);
+                      const std::string m4(reinterpret_cast<const char*>(magic), 4);
+                      if (m4 == "r1cs") {
+                        const circom::CircomR1cs cr = circom::read_circom_r1cs(*path);
+                        std::printf("%s: circom r1cs (BLS12-381)\n", path->c_str());
+                        std::printf("  constraints %u, wires %u: public outputs %u, public inputs %u, private inputs %u; labels %llu\n",
+                                    cr.num_constraints, cr.num_wires, cr.num_public_outputs, cr.num_public_inputs,
+                                    cr.num_private_inputs, static_cast<unsigned long long>(cr.num_labels));
+                        print_r1cs_shape(cr.r1cs);
+                        return 0;
+                      }
+                      if (m4 == "wtns") {
+                        const auto w = circom::read_wtns(*path);
+                        std::printf("%s: witness (.wtns), %zu values, value 0 = 1\n", path->c_str(), w.size());
+                        return 0;
+                      }
+                      if (m4 == "zkey") {
+                        circom::ZkeyReadOptions o;
+                        o.check_subgroup = *validate;
+                        const circom::Zkey z = circom::read_zkey(*path, o);
+                        std::printf("%s: snarkjs Groth16 key (.zkey, BLS12-381)\n", path->c_str());
+                        std::printf("  signals %u (public %u, ONE excluded), domain %u, coefficients %zu\n", z.num_vars,
+                                    z.num_public, z.domain_size, z.coefficients.size());
+                        std::printf("  every point is on its curve%s\n", *validate ? " and in the subgroup" : "");
+                        return 0;
+                      }
                       if (std::memcmp(magic, circuit::R1CS_FILE_MAGIC, 8) == 0) {
                         const circuit::R1cs r = circuit::read_r1cs(*path);
                         std::printf("%s: recorded circuit (.r1cs)\n", path->c_str());

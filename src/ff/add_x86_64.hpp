@@ -11,7 +11,7 @@ namespace snarkpipe::ff::x86 {
 using u64 = std::uint64_t;
 
 // (a + b) mod p for 4 limbs (inputs < p, p < 2^255); r may alias a or b.
-inline void add_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
+[[gnu::always_inline]] inline void add_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
   u64 s0, s1, s2, s3;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -44,7 +44,7 @@ inline void add_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
 }
 
 // (a - b) mod p for 4 limbs; r may alias a or b.
-inline void sub_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
+[[gnu::always_inline]] inline void sub_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
   u64 s0, s1, s2, s3, m;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -79,7 +79,7 @@ inline void sub_mod_4(u64* r, const u64* a, const u64* b, const u64* p) {
 }
 
 // (a + b) mod p for 6 limbs (inputs < p, p < 2^383); r may alias a or b.
-inline void add_mod_6(u64* r, const u64* a, const u64* b, const u64* p) {
+[[gnu::always_inline]] inline void add_mod_6(u64* r, const u64* a, const u64* b, const u64* p) {
   u64 s0, s1, s2, s3, s4, s5;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"
@@ -124,7 +124,7 @@ inline void add_mod_6(u64* r, const u64* a, const u64* b, const u64* p) {
 }
 
 // (a - b) mod p for 6 limbs; r may alias a or b.
-inline void sub_mod_6(u64* r, const u64* a, const u64* b, const u64* p) {
+[[gnu::always_inline]] inline void sub_mod_6(u64* r, const u64* a, const u64* b, const u64* p) {
   u64 s0, s1, s2, s3, s4, s5, m;
   asm volatile(
       "movq 0(%[a]), %[s0]\n\t"

@@ -309,7 +309,7 @@ class MontField {
 
   // (a + b) mod p and (a - b) mod p. On x86-64 the 4- and 6-limb cases are inline assembly
   // (add_x86_64.hpp); the loops serve constexpr evaluation and other targets.
-  static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
+  [[gnu::always_inline]] static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -324,7 +324,7 @@ class MontField {
     const u64 borrow = sub_to(r, s, MODULUS);
     if (!carry && borrow) r = s;
   }
-  static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
+  [[gnu::always_inline]] static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
@@ -337,7 +337,7 @@ class MontField {
     if (sub_to(r, a, b)) add_to(r, r, MODULUS);
   }
 
-  static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {
+  [[gnu::always_inline]] static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {
 #if defined(SNARKPIPE_HAVE_ASM)
     if constexpr (has_asm_v) {
       if (!std::is_constant_evaluated()) {
@@ -348,7 +348,7 @@ class MontField {
 #endif
     mont_mul_portable<N>(out, a, b, MODULUS, INV);
   }
-  static constexpr void sqr_raw(Repr& out, const Repr& a) {
+  [[gnu::always_inline]] static constexpr void sqr_raw(Repr& out, const Repr& a) {
 #if defined(SNARKPIPE_HAVE_ASM)
     if constexpr (has_asm_v) {
       if (!std::is_constant_evaluated()) {
