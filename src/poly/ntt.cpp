@@ -4,9 +4,11 @@
 // stages whose butterflies span h ≥ C elements pair rows: they run on groups of w columns,
 // gathered into a per-thread scratch buffer (rows C·32 bytes apart would all fall into the
 // same cache sets), all such stages at once. The stages with h < C run inside each row, a
-// contiguous block that stays in L2, finishing sub-blocks of 1024 elements in L1.
+// contiguous block that stays in L2, finishing sub-blocks of 1024 elements in L1. Twiddle
+// factors are read from StageTables (the row-pairing stages form theirs with one multiplication
+// per distinct factor, about n in all); the butterflies are in butterfly.hpp.
 //
-// The coset shift is folded into the twiddles (no extra multiplications). Decimation in time
+// The coset shift is folded into the twiddles (no pass of its own). Decimation in time
 // with the twiddles of stage h multiplied by γ_h = s^(n/2h) computes Σ_i a_i·s^i·ω^(ij): each
 // level halves the problem and squares the shift. Its transpose, decimation in frequency with
 // the same twiddles, computes s^j·Σ_i a_i·ω^(ij). So coset_ntt runs DIT with s = g, and
@@ -28,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "poly/butterfly.hpp"
+
 namespace snarkpipe::poly {
 namespace {
 
@@ -41,27 +45,6 @@ constexpr unsigned TILE_LOG = 4;
 
 std::atomic<unsigned> g_block_log{NttConfig{}.block_log};
 std::atomic<std::size_t> g_group_elements{NttConfig{}.group_elements};
-
-inline void dif_butterfly(Fr& a, Fr& b, const Fr& w) {
-  const Fr d = a - b;
-  a += b;
-  b = d * w;
-}
-inline void dif_butterfly_unit(Fr& a, Fr& b) {
-  const Fr d = a - b;
-  a += b;
-  b = d;
-}
-inline void dit_butterfly(Fr& a, Fr& b, const Fr& w) {
-  const Fr t = b * w;
-  b = a - t;
-  a += t;
-}
-inline void dit_butterfly_unit(Fr& a, Fr& b) {
-  const Fr t = b;
-  b = a - t;
-  a += t;
-}
 
 // The twiddles of the stage with half-span h = 2^t: ω_2h^j (ω_2h^-j when inverse) for
 // j < min(h, 2^TABLE_CAP_LOG). ω_2h depends on h alone, so one table serves every domain.
@@ -163,24 +146,16 @@ void scale_run(Fr* x, std::size_t len, const std::optional<Fr>& scale) {
   for (std::size_t i = 0; i < len; ++i) x[i] *= *scale;
 }
 
-// One butterfly run: x[j] with x[j + h] for j < h.
+// One butterfly run: x[j] with x[j + h] for j < h; twiddle 0 is skipped when it is one.
 inline void dif_run(Fr* x, std::size_t h, const Fr* tw, bool unit_first) {
-  Fr* y = x + h;
-  std::size_t j = 0;
-  if (unit_first) {
-    dif_butterfly_unit(x[0], y[0]);
-    j = 1;
-  }
-  for (; j < h; ++j) dif_butterfly(x[j], y[j], tw[j]);
+  const std::size_t j = unit_first ? 1 : 0;
+  if (unit_first) add_sub(x[0], x[h]);
+  dif_butterflies(x + j, x + h + j, tw + j, h - j);
 }
 inline void dit_run(Fr* x, std::size_t h, const Fr* tw, bool unit_first) {
-  Fr* y = x + h;
-  std::size_t j = 0;
-  if (unit_first) {
-    dit_butterfly_unit(x[0], y[0]);
-    j = 1;
-  }
-  for (; j < h; ++j) dit_butterfly(x[j], y[j], tw[j]);
+  const std::size_t j = unit_first ? 1 : 0;
+  if (unit_first) add_sub(x[0], x[h]);
+  dit_butterflies(x + j, x + h + j, tw + j, h - j);
 }
 
 // DIF stages with half-spans len/2, ..., 1 on the contiguous run x[0, len), len ≤ C.
@@ -236,7 +211,7 @@ void dif_columns(Fr* x, std::size_t c0, const Plan& p) {
       for (std::size_t base = r; base < R; base += 2 * hr) {
         Fr* a = s + base * w;
         Fr* b = a + hr * w;
-        for (std::size_t c = 0; c < w; ++c) dif_butterfly(a[c], b[c], twr[c]);
+        dif_butterflies(a, b, twr, w);
       }
     }
   }
@@ -256,7 +231,7 @@ void dit_columns(Fr* x, std::size_t c0, const Plan& p) {
       for (std::size_t base = r; base < R; base += 2 * hr) {
         Fr* a = s + base * w;
         Fr* b = a + hr * w;
-        for (std::size_t c = 0; c < w; ++c) dit_butterfly(a[c], b[c], twr[c]);
+        dit_butterflies(a, b, twr, w);
       }
     }
   }

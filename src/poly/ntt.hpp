@@ -15,15 +15,17 @@
 // (about one pass over memory, no field multiplications) where the orderings ask for one:
 //   ntt, intt:    Natural→BitReversed and BitReversed→Natural need none, the others one.
 //   coset_ntt:    BitReversed→Natural needs none; Natural→Natural and BitReversed→BitReversed
-//                 one; Natural→BitReversed two. The shift g^i costs no extra multiplications.
+//                 one; Natural→BitReversed two.
 //   icoset_ntt:   Natural→BitReversed needs none; Natural→Natural and BitReversed→BitReversed
-//                 one; BitReversed→Natural two. The shift g^-i costs no extra multiplications.
+//                 one; BitReversed→Natural two.
+//   The coset shift is folded into the twiddle factors: no pass of its own, but no twiddle is
+//   exactly one any more, so a coset transform does ~10% more multiplications than a plain one.
 //   intt and icoset_ntt multiply by m^-1 (one multiplication per element, in cache).
 //
 // Threads: the transforms run on the calling thread's oneTBB arena; to cap one at k threads,
 // call it inside tbb::task_arena(k).execute(...). Concurrent calls on different spans are safe.
 // Twiddle factors come from tables that are built once per stage size and shared by every
-// domain (at most ~15 MiB in all, for 2^28), so nothing is recomputed per call.
+// domain (about 16 MiB in all once 2^28 has been used), so nothing is recomputed per call.
 #pragma once
 
 #include <cstddef>

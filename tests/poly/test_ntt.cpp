@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ff/random.hpp"
+#include "poly/butterfly.hpp"
 #include "poly/ntt.hpp"
 #include "test_seed.hpp"
 
@@ -102,6 +103,33 @@ class ConfigScope {
 const NttConfig CONFIGS[] = {NttConfig{}, NttConfig{1, 4}, NttConfig{2, 8}, NttConfig{3, 64}};
 
 }  // namespace
+
+// The fused sum/difference kernel against the field's + and −, at the edges of the range
+// (0, 1, r − 1, sums just below, at and above r) and at random.
+TEST(Butterfly, AddSubMatchesTheField) {
+  SeededRng rng(test_seed("Butterfly.AddSubMatchesTheField"));
+  const Fr top = -Fr::one();  // r − 1
+  std::vector<Fr> values = {Fr::zero(), Fr::one(), Fr::from_u64(2), top, top - Fr::one(), top.half(),
+                            top.half() + Fr::one(), Fr::from_u64(~u64(0))};
+  for (int i = 0; i < 200; ++i) values.push_back(Fr::random(rng));
+  for (const Fr& x : values) {
+    for (const Fr& y : values) {
+      Fr a = x, b = y;
+      add_sub(a, b);
+      ASSERT_EQ(a, x + y) << x.to_hex() << " + " << y.to_hex();
+      ASSERT_EQ(b, x - y) << x.to_hex() << " - " << y.to_hex();
+      const Fr w = Fr::random(rng);
+      a = x, b = y;
+      dif_butterfly(a, b, w);
+      ASSERT_EQ(a, x + y);
+      ASSERT_EQ(b, (x - y) * w);
+      a = x, b = y;
+      dit_butterfly(a, b, w);
+      ASSERT_EQ(a, x + w * y);
+      ASSERT_EQ(b, x - w * y);
+    }
+  }
+}
 
 TEST(Ntt, MatchesNaiveDftInEveryOrdering) {
   SeededRng rng(test_seed("Ntt.MatchesNaiveDftInEveryOrdering"));
