@@ -18,6 +18,7 @@
 #include "circuit/r1cs_file.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "cli/hex.hpp"
 #include "cli/progress.hpp"
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
@@ -80,16 +81,6 @@ std::vector<std::vector<ff::Fr>> read_public_json(const std::string& path) {
     return out;
   }
   return {parse_list(j)};
-}
-
-std::string hex(std::span<const std::uint8_t> b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (auto x : b) {
-    s.push_back(d[x >> 4]);
-    s.push_back(d[x & 15]);
-  }
-  return s;
 }
 
 void print_r1cs_shape(const circuit::R1cs& r) {

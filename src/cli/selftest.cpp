@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "cli/hex.hpp"
 #include "ec/encoding.hpp"
 #include "ff/random.hpp"
 #include "pairing/pairing.hpp"
@@ -42,17 +43,6 @@ constexpr const char* G1_GENERATOR_COMPRESSED =
 constexpr const char* G2_GENERATOR_COMPRESSED =
     "93e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"
     "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8";
-
-template <std::size_t N>
-std::string hex(const std::array<std::uint8_t, N>& b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (auto x : b) {
-    s.push_back(d[x >> 4]);
-    s.push_back(d[x & 15]);
-  }
-  return s;
-}
 
 class Report {
  public:
