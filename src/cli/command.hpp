@@ -15,5 +15,9 @@ struct Command {
 
 std::vector<Command> register_groth16_commands(CLI::App& app);
 std::vector<Command> register_bench_commands(CLI::App& app);
+// Each of these adds its subcommands (some under `bench`, so they run after the bench group).
+std::vector<Command> register_synthetic_commands(CLI::App& app);  // cmd_synthetic.cpp
+std::vector<Command> register_workload_commands(CLI::App& app);   // cmd_workload.cpp
+std::vector<Command> register_engine_commands(CLI::App& app);     // cmd_engine.cpp
 
 }  // namespace snarkpipe::cli

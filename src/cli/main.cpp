@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   app.footer("Run `snarkpipe <command> --help` for a command's options. Docs: README.md.");
 
   std::vector<snarkpipe::cli::Command> commands = snarkpipe::cli::register_groth16_commands(app);
-  for (auto& c : snarkpipe::cli::register_bench_commands(app)) commands.push_back(std::move(c));
+  for (auto* group : {snarkpipe::cli::register_bench_commands, snarkpipe::cli::register_synthetic_commands,
+                      snarkpipe::cli::register_workload_commands, snarkpipe::cli::register_engine_commands})
+    for (auto& c : group(app)) commands.push_back(std::move(c));
 
   bool verbose = false;
   auto* selftest = app.add_subcommand("selftest", "Check the arithmetic on fresh random inputs and known answers; exits 1 on any failure");

@@ -88,18 +88,18 @@ std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, Pro
   return a;
 }
 
-Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, const ProverRandomness& rs,
-            ProverTimings* timings, const ProverProgress& progress) {
+ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w,
+                               ProverTimings* timings, const ProverProgress& progress) {
   auto phase = [&](std::string_view p) {
     if (progress) progress(p);
   };
   check_shapes(pk, r1cs, w);
   ProverTimings t;
   const auto start = Clock::now();
+  ProofParts parts;
 
   phase("a,b,c + H (NTT)");
   const std::vector<Fr> h = compute_h(r1cs, w, &t);
-  auto t0 = Clock::now();
 
   const std::size_t nin = r1cs.num_inputs;
   const std::size_t nb_in = r1cs.b_input_density.count();
@@ -107,46 +107,57 @@ Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, c
   const std::span<const ec::G2Affine> b2_q(pk.b_g2);
 
   phase("H MSM");
-  t0 = Clock::now();
-  const G1Jacobian h_acc = msm::msm<ec::G1Curve>(pk.h, h);
+  auto t0 = Clock::now();
+  parts.h = msm::msm<ec::G1Curve>(pk.h, h);
   t.h_msm_ms = ms_since(t0);
 
   phase("L MSM");
   t0 = Clock::now();
   const std::vector<std::uint64_t> every_aux = all_ones(w.aux.size());
-  const G1Jacobian l_acc = msm::msm_split<ec::G1Curve>(pk.l, w.aux, msm::DensityView(every_aux, w.aux.size()));
+  parts.l = msm::msm_split<ec::G1Curve>(pk.l, w.aux, msm::DensityView(every_aux, w.aux.size()));
   t.l_msm_ms = ms_since(t0);
 
   phase("A MSM");
   t0 = Clock::now();
-  const G1Jacobian a_acc = msm::msm<ec::G1Curve>(a_q.first(nin), w.inputs) +
-                           msm::msm_split<ec::G1Curve>(a_q.subspan(nin), w.aux, r1cs.a_aux_density);
+  parts.a = msm::msm<ec::G1Curve>(a_q.first(nin), w.inputs) +
+            msm::msm_split<ec::G1Curve>(a_q.subspan(nin), w.aux, r1cs.a_aux_density);
   t.a_msm_ms = ms_since(t0);
 
   phase("B MSM (G1)");
   t0 = Clock::now();
-  const G1Jacobian b1_acc = msm::msm_with_density<ec::G1Curve>(b1_q.first(nb_in), w.inputs, r1cs.b_input_density) +
-                            msm::msm_split<ec::G1Curve>(b1_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  parts.b_g1 = msm::msm_with_density<ec::G1Curve>(b1_q.first(nb_in), w.inputs, r1cs.b_input_density) +
+               msm::msm_split<ec::G1Curve>(b1_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
   t.b_g1_msm_ms = ms_since(t0);
 
   phase("B MSM (G2)");
   t0 = Clock::now();
-  const G2Jacobian b2_acc = msm::msm_with_density<ec::G2Curve>(b2_q.first(nb_in), w.inputs, r1cs.b_input_density) +
-                            msm::msm_split<ec::G2Curve>(b2_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  parts.b_g2 = msm::msm_with_density<ec::G2Curve>(b2_q.first(nb_in), w.inputs, r1cs.b_input_density) +
+               msm::msm_split<ec::G2Curve>(b2_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
   t.b_g2_msm_ms = ms_since(t0);
+  t.total_ms = ms_since(start);
+  if (timings) *timings = t;
+  return parts;
+}
 
-  const VerifyingKey& vk = pk.vk;
+Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs) {
   const G1Jacobian alpha = G1Jacobian::from_affine(vk.alpha_g1), beta1 = G1Jacobian::from_affine(vk.beta_g1),
                    delta1 = G1Jacobian::from_affine(vk.delta_g1);
   const G2Jacobian beta2 = G2Jacobian::from_affine(vk.beta_g2), delta2 = G2Jacobian::from_affine(vk.delta_g2);
-
   Proof proof;
-  proof.a = (alpha + a_acc + delta1 * rs.r).to_affine();
-  proof.b = (beta2 + b2_acc + delta2 * rs.s).to_affine();
-  proof.c = (h_acc + l_acc + a_acc * rs.s + b1_acc * rs.r + alpha * rs.s + beta1 * rs.r + delta1 * (rs.r * rs.s))
+  proof.a = (alpha + parts.a + delta1 * rs.r).to_affine();
+  proof.b = (beta2 + parts.b_g2 + delta2 * rs.s).to_affine();
+  proof.c = (parts.h + parts.l + parts.a * rs.s + parts.b_g1 * rs.r + alpha * rs.s + beta1 * rs.r +
+             delta1 * (rs.r * rs.s))
                 .to_affine();
-  t.total_ms = ms_since(start);
-  if (timings) *timings = t;
+  return proof;
+}
+
+Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w, const ProverRandomness& rs,
+            ProverTimings* timings, const ProverProgress& progress) {
+  const auto start = Clock::now();
+  const ProofParts parts = compute_proof_parts(pk, r1cs, w, timings, progress);
+  const Proof proof = assemble(pk.vk, parts, rs);
+  if (timings) timings->total_ms = ms_since(start);
   return proof;
 }
 

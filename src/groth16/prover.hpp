@@ -4,6 +4,11 @@
 //   A = α₁ + Σ a_i·u_i + r·δ₁;   B = β₂ + Σ b_i·v_i + s·δ₂;
 //   C = h + l + s·A' + r·B₁' + s·α₁ + r·β₁ + r·s·δ₁   (A', B₁' the MSM parts)
 // This is the reference every faster backend is checked against.
+//
+// The prover is split (DESIGN.md §3): a backend's start() computes the five MSM sums (the
+// heavy part; on a GPU, under the device lock) into ProofParts; assemble() adds the
+// randomizer terms and forms the proof (a few scalar multiplications, on the CPU). prove()
+// is the CPU backend's start() followed by assemble().
 #pragma once
 
 #include <functional>
@@ -12,6 +17,7 @@
 #include <vector>
 
 #include "circuit/r1cs.hpp"
+#include "ec/curves.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/proof.hpp"
 
@@ -34,6 +40,13 @@ struct ProverTimings {
          total_ms = 0;
 };
 
+// The MSM sums of one proof, without the randomizer terms:
+//   h = Σ h_i·H_i, l = Σ aux_j·L_j, a = Σ z_i·A_i, b_g1 = Σ z_i·B1_i, b_g2 = Σ z_i·B2_i.
+struct ProofParts {
+  ec::G1Jacobian h, l, a, b_g1;
+  ec::G2Jacobian b_g2;
+};
+
 // Called at the start of each phase: "a,b,c + H (NTT)", "H MSM", "L MSM", "A MSM",
 // "B MSM (G1)", "B MSM (G2)".
 using ProverProgress = std::function<void(std::string_view phase)>;
@@ -47,6 +60,13 @@ class ProverError : public std::invalid_argument {
 // differs); does not check that the witness satisfies the circuit (see prove_checked).
 Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness, const ProverRandomness& rs,
             ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+
+// The CPU backend's start(): checks shapes, computes H and the five MSMs.
+ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
+                               ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+
+// A = α + a + r·δ;  B = β + b_g2 + s·δ;  C = h + l + s·a + r·b_g1 + s·α + r·β₁ + r·s·δ.
+Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs);
 
 // prove() preceded by a satisfiability check (naming the first unsatisfied constraint) and
 // followed by verification against the key: never returns a proof that does not verify.

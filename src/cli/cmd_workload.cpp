@@ -1,0 +1,7 @@
+#include "cli/command.hpp"
+
+namespace snarkpipe::cli {
+
+std::vector<Command> register_workload_commands(CLI::App& /*app*/) { return {}; }
+
+}  // namespace snarkpipe::cli

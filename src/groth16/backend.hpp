@@ -1,0 +1,41 @@
+// The prover backend interface (DESIGN.md §3): start() runs the heavy part of one partition's
+// proof (H and the five MSMs; on a GPU, the kernels under the device lock) and returns the
+// MSM sums; finish() adds the randomizer terms and forms the proof on the CPU, outside any
+// lock. Every backend gives the same proof bytes for the same key, witness, r and s.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "groth16/prover.hpp"
+
+namespace snarkpipe::groth16 {
+
+class ProverBackend {
+ public:
+  virtual ~ProverBackend() = default;
+  virtual std::string name() const = 0;
+  // Throws ProverError when key, circuit and witness do not fit together. The references
+  // must stay valid for the call only (a backend may cache data derived from the key,
+  // keyed by its address, until release_key()).
+  virtual ProofParts start(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
+                           ProverTimings* timings = nullptr, const ProverProgress& progress = {}) = 0;
+  // Forgets anything cached for this key (device-resident copies and the like).
+  virtual void release_key(const ProvingKey& /*pk*/) {}
+
+  Proof finish(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs) const {
+    return assemble(vk, parts, rs);
+  }
+};
+
+// The CPU backend: the reference prover of prover.hpp, multi-threaded with oneTBB.
+class CpuBackend final : public ProverBackend {
+ public:
+  std::string name() const override { return "cpu"; }
+  ProofParts start(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
+                   ProverTimings* timings = nullptr, const ProverProgress& progress = {}) override {
+    return compute_proof_parts(pk, r1cs, witness, timings, progress);
+  }
+};
+
+}  // namespace snarkpipe::groth16
