@@ -6,7 +6,7 @@
 // to 2^22). Prints one JSON object and writes it to --out.
 //
 //   bench_gpu [--ntt 20,24,27] [--g1 20,22,24] [--g2 20,22] [--runs 5] [--warmup 1]
-//             [--out FILE] [--no-verify]
+//             [--out FILE] [--no-verify] [--rates]
 #include <cuda_runtime.h>
 #include <tbb/combinable.h>
 #include <tbb/parallel_for.h>
@@ -219,12 +219,43 @@ json bench_msm(const char* op, unsigned log_n, unsigned warmup, unsigned runs, b
   return r;
 }
 
+// Operations per second of the device arithmetic (--rates): the multiplier's speed, which
+// every kernel's floor is counted from.
+json bench_rates() {
+  using cuda::bench::RateOp;
+  cudaStream_t st;
+  check(cudaStreamCreate(&st), "cudaStreamCreate");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  const unsigned blocks = unsigned(prop.multiProcessorCount) * 16;
+  json out = json::array();
+  const struct {
+    RateOp op;
+    const char* name;
+    unsigned iters, per_iter;
+  } ops[] = {{RateOp::fr_mul, "fr_mul", 2048, 4},
+             {RateOp::fp_mul, "fp_mul", 1024, 4},
+             {RateOp::fp_sqr, "fp_sqr", 1024, 4},
+             {RateOp::fp2_mul, "fp2_mul", 512, 2},
+             {RateOp::g1_add_affine, "g1_add_affine", 128, 1}};
+  for (const auto& o : ops) {
+    std::vector<double> ms;
+    for (int r = 0; r < 5; ++r) ms.push_back(cuda::bench::op_rate_ms(o.op, blocks, o.iters, st));
+    std::sort(ms.begin(), ms.end());
+    const double count = double(blocks) * 256 * o.iters * o.per_iter;
+    out.push_back({{"op", o.name}, {"median_ms", ms[2]}, {"ops_per_s", count / (ms[2] * 1e-3)}, {"runs", 5}});
+    std::cerr << out.back().dump() << std::endl;
+  }
+  cudaStreamDestroy(st);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<unsigned> ntt_logs = {20, 24, 27}, g1_logs = {20, 22, 24}, g2_logs = {20, 22};
   unsigned runs = 5, warmup = 1;
-  bool verify = true;
+  bool verify = true, rates = false;
   std::string out_path;
   std::string command = argv[0];
   for (int i = 1; i < argc; ++i) {
@@ -242,6 +273,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") warmup = unsigned(std::stoul(next()));
     else if (a == "--out") out_path = next();
     else if (a == "--no-verify") verify = false;
+    else if (a == "--rates") rates = true;
     else {
       std::cerr << "unknown argument " << a << "\n";
       return 2;
@@ -267,6 +299,7 @@ int main(int argc, char** argv) {
     doc["results"].push_back(std::move(r));
     if (!out_path.empty()) std::ofstream(out_path) << doc.dump(2) << "\n";
   };
+  if (rates) doc["rates"] = bench_rates();
   for (unsigned k : ntt_logs) emit(bench_ntt(k, warmup, runs, verify));
   for (unsigned k : g1_logs) emit(bench_msm<ec::G1Curve>("g1_msm", k, warmup, runs, verify));
   for (unsigned k : g2_logs) emit(bench_msm<ec::G2Curve>("g2_msm", k, warmup, runs, verify));

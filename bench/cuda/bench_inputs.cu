@@ -2,6 +2,8 @@
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 
+#include <vector>
+
 namespace snarkpipe::cuda::bench {
 
 namespace {
@@ -121,6 +123,95 @@ std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
   SNARKPIPE_CUDA_CHECK(cudaFree(d_count));
   return std::size_t(count);
+}
+
+namespace {
+
+template <class F>
+__device__ __forceinline__ F random_element(uint64_t seed) {
+  F x;
+#pragma unroll
+  for (int j = 0; j < F::N; ++j) x.v[j] = uint32_t(splitmix64(seed + j));
+  x.v[F::N - 1] &= 0x0fffffffu;  // below the modulus for both fields
+  return x;
+}
+
+template <class F, int OP>
+__global__ void __launch_bounds__(256) rate_kernel(unsigned iters, F* out) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  F a[4], b = random_element<F>(t * 977 + 5);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) a[k] = random_element<F>(t * 131 + 17 * k);
+  for (unsigned i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) a[k] = OP == 0 ? a[k] * b : a[k].sqr();
+  }
+  (a[0] + a[1] + a[2] + a[3]).store(&out[t]);
+}
+
+__global__ void __launch_bounds__(256) fp2_rate_kernel(unsigned iters, fp2_t* out) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  fp2_t a[2], b{random_element<fp_t>(t * 977 + 5), random_element<fp_t>(t * 979 + 3)};
+#pragma unroll
+  for (int k = 0; k < 2; ++k) a[k] = {random_element<fp_t>(t * 131 + 17 * k), random_element<fp_t>(t * 133 + 7 * k)};
+  for (unsigned i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) a[k] = a[k] * b;
+  }
+  (a[0] + a[1]).c0.store(&out[t].c0);
+}
+
+__global__ void __launch_bounds__(128) g1_add_rate_kernel(unsigned iters, const g1_affine_t* pts, g1_xyzz_t* out) {
+  const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  g1_xyzz_t acc = g1_xyzz_t::from_affine(g1_affine_t::load(&pts[t % 64]));
+  for (unsigned i = 0; i < iters; ++i) acc = acc.add_affine(g1_affine_t::load(&pts[(t + i + 1) % 64]));
+  acc.store(&out[t]);
+}
+
+}  // namespace
+
+float op_rate_ms(RateOp op, unsigned blocks, unsigned iters, void* stream) {
+  const cudaStream_t st = cudaStream_t(stream);
+  const std::size_t threads = std::size_t(blocks) * 256;
+  fp2_t* out = nullptr;
+  SNARKPIPE_CUDA_CHECK(cudaMallocAsync(&out, threads * sizeof(g1_xyzz_t), st));
+  g1_affine_t* pts = nullptr;
+  if (op == RateOp::g1_add_affine) {
+    // 64 multiples of the generator, made on the host.
+    std::vector<ec::G1Affine> host(64);
+    ec::G1Jacobian p = ec::G1Jacobian::generator();
+    for (auto& h : host) h = (p = p.dbl() + ec::G1Jacobian::generator()).to_affine();
+    SNARKPIPE_CUDA_CHECK(cudaMallocAsync(&pts, 64 * sizeof(g1_affine_t), st));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(pts, host.data(), 64 * sizeof(g1_affine_t), cudaMemcpyHostToDevice, st));
+  }
+  auto launch = [&] {
+    switch (op) {
+      case RateOp::fr_mul: rate_kernel<fr_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fr_t*>(out)); break;
+      case RateOp::fp_mul: rate_kernel<fp_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out)); break;
+      case RateOp::fp_sqr: rate_kernel<fp_t, 1><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out)); break;
+      case RateOp::fp2_mul: fp2_rate_kernel<<<blocks, 256, 0, st>>>(iters, out); break;
+      case RateOp::g1_add_affine:
+        g1_add_rate_kernel<<<blocks * 2, 128, 0, st>>>(iters, pts, reinterpret_cast<g1_xyzz_t*>(out));
+        break;
+    }
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  };
+  launch();
+  cudaEvent_t a, b;
+  SNARKPIPE_CUDA_CHECK(cudaEventCreate(&a));
+  SNARKPIPE_CUDA_CHECK(cudaEventCreate(&b));
+  SNARKPIPE_CUDA_CHECK(cudaEventRecord(a, st));
+  launch();
+  SNARKPIPE_CUDA_CHECK(cudaEventRecord(b, st));
+  SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  SNARKPIPE_CUDA_CHECK(cudaFreeAsync(out, st));
+  if (pts) SNARKPIPE_CUDA_CHECK(cudaFreeAsync(pts, st));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+  return ms;
 }
 
 }  // namespace snarkpipe::cuda::bench

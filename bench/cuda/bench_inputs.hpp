@@ -25,4 +25,10 @@ void table_bases(ec::Affine<C>* d_out, std::size_t n, std::span<const ec::Affine
 // The number of i < n with a[i] != b[i] (device arrays of Fr).
 std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n, void* stream);
 
+// Field and curve throughput: every thread runs four independent chains of `iters`
+// dependent operations on random inputs (the results are stored, so nothing is elided).
+// Returns the device milliseconds of one launch of `blocks`×256 threads, after a warm-up.
+enum class RateOp { fr_mul, fp_mul, fp_sqr, fp2_mul, g1_add_affine };
+float op_rate_ms(RateOp op, unsigned blocks, unsigned iters, void* stream);
+
 }  // namespace snarkpipe::cuda::bench

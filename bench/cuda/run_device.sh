@@ -38,19 +38,23 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
   done
 } > "$OUT/tests.log" 2>&1
 grep -E "^===|PASSED|FAILED|SKIPPED" "$OUT/tests.log"
-timeout 150 "$DIST/bench_gpu" --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
+timeout 150 "$DIST/bench_gpu" --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
   --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
 echo "bench exit $?"
 timeout 80 "$DIST/bench_gpu" --ntt "" --g1 26,27 --g2 "" --runs 5 --warmup 1 \
   --out "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
 cuobjdump -sass "$DIST/bench_gpu" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
+# Instruction mix of the Fp multiplication throughput kernel (4 chains × mul, unrolled).
+zcat "$OUT/sass.txt.gz" | awk '/Function : .*rate_kernel.*FpParams32EEELi0/ {on=1; next} /Function :/ {on=0} on' |
+  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -12
 python3 - "$OUT/bench.json" "$OUT/bench_big.json" <<'PY'
 import json, os, sys
 for path in sys.argv[1:]:
   if not os.path.exists(path): continue
   d = json.load(open(path))
   print(d["device"], d["driver"])
+  for r in d.get("rates", []): print(f'{r["op"]:14} {r["ops_per_s"]:.3e}/s')
   for r in d["results"]:
     print(f'{r["op"]:7} 2^{r["log_n"]:<3} median {r["median_ms"]:9.3f} ms  min {r["min_ms"]:9.3f}  max {r["max_ms"]:9.3f}  '
           f'verified {r.get("verified")}  {r.get("phases_ms", "")}')

@@ -5,9 +5,9 @@
 // field elements and points cross the bus unchanged. Every operation returns a fully reduced
 // value, so any correct formula gives the CPU's bits.
 //
-// Multiplication is CIOS with the PTX carry chains (mad.lo.cc / madc.hi.cc / addc): per limb
-// of b, a·b_i and then m·p (m = t_0·(-p^-1) mod 2^32) are added in even/odd chains whose
-// low/high product halves sit next to each other; then the accumulator shifts down a limb.
+// Multiplication is CIOS with the PTX carry chains (mad.lo.cc / madc.hi.cc / addc), the
+// accumulator split into an even and an odd part so that every product's halves fill an
+// aligned register pair (one wide multiply-add each; see mul_raw).
 // The carry flag lives between consecutive `asm volatile` statements, which the compiler
 // keeps in order and never interleaves with other carry-setting instructions.
 //
@@ -179,45 +179,72 @@ struct __align__(16) mont_t {
     return P::mod(i) - borrow;
   }
 
-  // t[0..N+1] += x·y: two carry chains, the even limbs of x (low half at j, high half at
-  // j + 1, positions 0..N-1) and the odd ones (positions 1..N). In each chain the low and
-  // high halves of one product are adjacent, which ptxas can issue as one wide multiply-add.
-  __device__ __forceinline__ static void mul_add_row(uint32_t* t, const uint32_t* x, uint32_t y) {
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(x[0]), "r"(y));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[0]), "r"(y));
+  // The products of one row, x·y, split by the parity of x's limb index so that the low and
+  // high halves of every 32×32-bit product land in an aligned register pair, which ptxas
+  // issues as one IMAD.WIDE.U32(.X) (an unaligned pair costs two multiply-adds and moves).
+  //   even: e[0..N] += Σ_{j even} x_j·y·2^(32j)      (one carry chain, out into e[N])
+  //   odd:  o[0..N) += Σ_{j odd} x_j·y·2^(32(j-1))   (o is the odd part shifted down a limb)
+  __device__ __forceinline__ static void mad_even(uint32_t* e, const uint32_t* x, uint32_t y) {
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(e[0]) : "r"(x[0]), "r"(y));
+    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(e[1]) : "r"(x[0]), "r"(y));
 #pragma unroll
     for (int j = 2; j < N; j += 2) {
-      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
-      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
+      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(e[j]) : "r"(x[j]), "r"(y));
+      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(e[j + 1]) : "r"(x[j]), "r"(y));
     }
-    asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(x[1]), "r"(y));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(x[1]), "r"(y));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N]));
+  }
+  // o += odd products; the sum stays below 2^(32N) (see mul_raw), so no carry leaves o.
+  __device__ __forceinline__ static void mad_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(x[1]), "r"(y));
+    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(x[1]), "r"(y));
 #pragma unroll
-    for (int j = 3; j < N; j += 2) {
-      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(x[j]), "r"(y));
-      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(x[j]), "r"(y));
+    for (int j = 3; j < N - 1; j += 2) {
+      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j - 1]) : "r"(x[j]), "r"(y));
+      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(x[j]), "r"(y));
     }
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(x[N - 1]), "r"(y));
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(x[N - 1]), "r"(y));
+  }
+  // o = odd products (the pairs do not overlap, so no additions).
+  __device__ __forceinline__ static void mul_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
+#pragma unroll
+    for (int j = 1; j < N; j += 2) {
+      asm("mul.lo.u32 %0, %1, %2;" : "=r"(o[j - 1]) : "r"(x[j]), "r"(y));
+      asm("mul.hi.u32 %0, %1, %2;" : "=r"(o[j]) : "r"(x[j]), "r"(y));
+    }
   }
 
-  // out = a·b·R^-1 mod p for a, b < p. Per limb b_i: t += a·b_i; t += m·p with
-  // m = t_0·(-p^-1) mod 2^32, which clears t_0; t >>= 32. Then t < 2p.
+  // out = a·b·R^-1 mod p for a, b < p: CIOS (per limb b_i: t += a·b_i; t += m·p with
+  // m = t_0·(-p^-1) mod 2^32, clearing t_0; t >>= 32) with t kept as e + o·2^32:
+  //   e += a_even·b_i; o = a_odd·b_i; m = e_0·M0; e += m·p_even; o += m·p_odd;
+  //   t' = t/2^32 = o + e[1..N]  (one add chain: the new e).
+  // Bounds: t < 2p before a row, so t + a·b_i + m·p < 2p·2^32 ≤ 2^(32(N+1)) for both fields
+  // (2p < 2^(32N)): e fits N+1 limbs, o·2^32 ≤ that sum gives o < 2^(32N), t' < 2p.
   __device__ __forceinline__ static void mul_raw(uint32_t* out, const uint32_t* a, const uint32_t* b) {
-    uint32_t t[N + 2], p[N];
-#pragma unroll
-    for (int j = 0; j < N + 2; ++j) t[j] = 0;
+    uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) p[j] = P::mod(j);
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      mul_add_row(t, a, b[i]);
-      mul_add_row(t, p, t[0] * P::M0);
-#pragma unroll
-      for (int j = 0; j < N + 1; ++j) t[j] = t[j + 1];
-      t[N + 1] = 0;
+    for (int j = 0; j < N; j += 2) {
+      asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(a[j]), "r"(b[0]));
+      asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(a[j]), "r"(b[0]));
     }
+    e[N] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (i > 0) mad_even(e, a, b[i]);
+      mul_odd(o, a, b[i]);
+      const uint32_t m = e[0] * P::M0;
+      mad_even(e, p, m);
+      mad_odd(o, p, m);
+      asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
+#pragma unroll
+      for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
+      asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
+      e[N] = 0;
+    }
+    uint32_t* t = e;
     // t < 2p < 2^(32N): subtract p unless that borrows.
     uint32_t d[N], borrow;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(P::mod(0)));
