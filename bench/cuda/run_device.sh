@@ -13,7 +13,7 @@ set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm} build-cuda/bench/cuda/bench_gpu "$DIST/"
+  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/bench/cuda/bench_gpu "$DIST/"
   for lib in libtbb.so.12 libtbbmalloc.so.2; do
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
@@ -31,7 +31,7 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
   ls -d /usr/include/tbb /usr/include/gtest /usr/include/nlohmann 2>&1
 } > "$OUT/env.txt" 2>&1
 [ -n "${SKIP_TESTS:-}" ] || {
-  for t in arith:45 ntt:60 msm:120; do
+  for t in arith:45 ntt:60 msm:120 prover:240; do
     echo "=== test_cuda_${t%%:*}"
     timeout "${t##*:}" "$DIST/test_cuda_${t%%:*}" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
     echo "=== test_cuda_${t%%:*} exit ${PIPESTATUS[0]}"

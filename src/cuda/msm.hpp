@@ -6,10 +6,11 @@
 //     into W = ⌈256/c⌉ signed digits in (-2^(c-1), 2^(c-1)]; digit d of window w gives the
 //     pair (bucket w·2^(c-1) + |d| - 1, point index | sign); zero digits go to a sentinel.
 //  2. sort: the n·W pairs by bucket (CUB radix sort over the bucket bits only).
-//  3. accumulate: each bucket's run is cut into segments of at most K = 128 points, one
-//     thread per segment (mixed XYZZ additions), so a huge bucket (repeated scalars, the top
-//     window) still spreads over many threads; the segment sums of a bucket are then added
-//     8 at a time, level by level, until one is left.
+//  3. accumulate: the sorted pairs are cut into chunks of K = 128, one thread per chunk
+//     (mixed XYZZ additions; every thread the same count, so warps do not wait on their
+//     longest bucket), each bucket's piece in a chunk summed into its own slot; the pieces of
+//     a bucket (one, unless it spans chunks: repeated scalars, the top window) are then
+//     added 8 at a time, level by level, until one is left.
 //  4. reduce: per window Σ_b b·B_b, from running sums over slices of S buckets, each slice's
 //     sum placed by a short double-and-add, then a tree of plain sums.
 //  5. the W window sums come back to the host (one copy), which combines them by Horner's rule.
@@ -50,6 +51,10 @@ class GpuMsm {
   // Room for n bases on the device, to be written by the caller through device_bases()
   // (for bases produced on the device); the engine owns that memory.
   GpuMsm(std::size_t n, int device);
+  // The same, with the bases' room and every call's temporaries taken from `pool` and the
+  // work ordered on `stream` (a cudaStream_t), both the caller's and outliving this object:
+  // several MSMs of one prover then share one pool and one stream.
+  GpuMsm(std::size_t n, BufferPool& pool, void* stream);
   ~GpuMsm();
   GpuMsm(const GpuMsm&) = delete;
   GpuMsm& operator=(const GpuMsm&) = delete;

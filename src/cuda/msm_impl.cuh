@@ -35,8 +35,9 @@ struct DeviceField<ec::G2Curve> {
 
 constexpr unsigned MAX_WINDOW_BITS = 22;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
-// Points per accumulation thread (K): about one segment per bucket at the window sizes
-// chosen for 2^20 and up, so that the segment sums mostly need no further addition.
+// Sorted pairs per accumulation thread (K): long enough that a thread's few bucket changes
+// (stores of its piece sums) cost little against its K additions, short enough for
+// ≥ 10^5 threads at 2^20.
 constexpr uint32_t SEGMENT = 128;
 // Buckets per running-sum thread (S) and points per thread in the final plain sums: short,
 // because these kernels have few threads and their time is the length of one thread's chain.
@@ -94,40 +95,45 @@ __global__ void bucket_bounds_kernel(const uint32_t* __restrict__ keys, uint32_t
   if (i + 1 == total || keys[i + 1] != key) end[key] = i + 1;
 }
 
-__global__ void segment_count_kernel(const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
-                                     uint32_t buckets, uint32_t* __restrict__ count) {
+// Bucket b's run [start, end) meets ⌈…⌉ chunks of SEGMENT sorted entries: its pieces.
+__global__ void piece_count_kernel(const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                   uint32_t buckets, uint32_t* __restrict__ count) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b > buckets) return;
-  count[b] = b == buckets ? 0 : (end[b] - start[b] + SEGMENT - 1) / SEGMENT;
+  count[b] = b == buckets || end[b] == start[b] ? 0 : (end[b] - 1) / SEGMENT - start[b] / SEGMENT + 1;
 }
 
-// One thread per segment: the sum of at most SEGMENT consecutive points of one bucket.
+// One thread per chunk of SEGMENT consecutive sorted entries: every thread runs the same
+// number of mixed additions (a warp is not held back by its longest bucket), and the sum of
+// each bucket's piece inside the chunk goes to that bucket's slot offsets[b] + (chunk −
+// first chunk of b), so the pieces of one bucket are contiguous and in key order.
 template <class F>
 __global__ void __launch_bounds__(POINT_THREADS) accumulate_kernel(
-    const uint32_t* __restrict__ vals, const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
-    const uint32_t* __restrict__ offsets, uint32_t buckets, const affine_t<F>* __restrict__ bases,
+    const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
+    const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets, const affine_t<F>* __restrict__ bases,
     xyzz_t<F>* __restrict__ partials) {
-  const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= offsets[buckets]) return;
-  // The bucket: the last b with offsets[b] <= s (empty buckets share their successor's offset).
-  uint32_t lo = 0, hi = buckets;
-  while (lo < hi) {
-    const uint32_t mid = (lo + hi + 1) / 2;
-    if (offsets[mid] <= s)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const uint32_t first = start[lo] + (s - offsets[lo]) * SEGMENT;
-  const uint32_t last = min(first + SEGMENT, end[lo]);
+  const uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t first = chunk * SEGMENT;
+  if (first >= total) return;
+  const uint32_t last = min(first + SEGMENT, total);
+  uint32_t key = keys[first];
+  if (key == sentinel) return;
   xyzz_t<F> acc = xyzz_t<F>::identity();
+  auto flush = [&](uint32_t k) { acc.store(&partials[offsets[k] + chunk - start[k] / SEGMENT]); };
   for (uint32_t i = first; i < last; ++i) {
+    const uint32_t k = keys[i];
+    if (k != key) {
+      flush(key);
+      if (k == sentinel) return;
+      key = k;
+      acc = xyzz_t<F>::identity();
+    }
     const uint32_t v = vals[i];
     affine_t<F> p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
     p.y = p.y.cneg((v & SIGN_BIT) != 0);
     acc = acc.add_affine(p);
   }
-  acc.store(&partials[s]);
+  flush(key);
 }
 
 template <class F>
@@ -249,19 +255,27 @@ template <class C>
 struct GpuMsm<C>::Impl {
   int device;
   std::size_t n;
-  BufferPool pool;  // declared before the buffers it hands out
+  std::unique_ptr<BufferPool> own_pool;  // when the caller gives none; outlives the buffers
+  BufferPool& pool;
   cudaStream_t stream = nullptr;
+  bool own_stream = false;
   DeviceBuffer bases;
   PinnedBuffer staging;
   GpuMsmTimings timings;
 
-  Impl(std::size_t count, int dev) : device(dev), n(count), pool(dev) {
+  Impl(std::size_t count, int dev) : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
     SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    own_stream = true;
+    bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
+  }
+  Impl(std::size_t count, BufferPool& shared, cudaStream_t s) : device(shared.device()), n(count), pool(shared), stream(s) {
+    SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
     bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
   ~Impl() {
-    if (stream) cudaStreamDestroy(stream);
+    bases.reset();
+    if (own_stream) cudaStreamDestroy(stream);
   }
 };
 
@@ -278,6 +292,10 @@ GpuMsm<C>::GpuMsm(std::span<const Affine> bases, int device) : impl_(std::make_u
 
 template <class C>
 GpuMsm<C>::GpuMsm(std::size_t n, int device) : impl_(std::make_unique<Impl>(n, device)) {}
+
+template <class C>
+GpuMsm<C>::GpuMsm(std::size_t n, BufferPool& pool, void* stream)
+    : impl_(std::make_unique<Impl>(n, pool, cudaStream_t(stream))) {}
 
 template <class C>
 GpuMsm<C>::~GpuMsm() = default;
@@ -375,14 +393,14 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   bucket_bounds_kernel<<<blocks_for(total, 256), 256, 0, st>>>(keys.Current(), total, B, start.as<uint32_t>(),
                                                                end.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  segment_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(start.as<uint32_t>(), end.as<uint32_t>(), B,
-                                                               counts.as<uint32_t>());
+  piece_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(start.as<uint32_t>(), end.as<uint32_t>(), B,
+                                                             counts.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(),
                                                      offsets.as<uint32_t>(), int(B + 1), st));
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
-  accumulate_kernel<F><<<blocks_for(max_segments, POINT_THREADS), POINT_THREADS, 0, st>>>(
-      vals.Current(), start.as<uint32_t>(), end.as<uint32_t>(), offsets.as<uint32_t>(), B,
+  accumulate_kernel<F><<<blocks_for(blocks_for(total, SEGMENT), POINT_THREADS), POINT_THREADS, 0, st>>>(
+      keys.Current(), vals.Current(), total, B, start.as<uint32_t>(), offsets.as<uint32_t>(),
       reinterpret_cast<const affine_t<F>*>(m.bases.data()), partials.as<P>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
@@ -396,7 +414,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   P* next = level.as<P>();
   uint32_t* offs_cur = offsets.as<uint32_t>();
   uint32_t* offs_next = offsets2.as<uint32_t>();
-  for (std::size_t per_bucket = (n + SEGMENT - 1) / SEGMENT; per_bucket > 1;
+  for (std::size_t per_bucket = (n + SEGMENT - 1) / SEGMENT + 1; per_bucket > 1;
        per_bucket = (per_bucket + FAN_IN - 1) / FAN_IN) {
     regroup_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(offs_cur, B, counts.as<uint32_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();

@@ -25,29 +25,6 @@ ProverRandomness ProverRandomness::random() {
 
 namespace {
 
-void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w) {
-  auto fail = [](const std::string& what) { throw ProverError(what); };
-  auto n = [](std::size_t x) { return std::to_string(x); };
-  if (w.inputs.size() != r1cs.num_inputs)
-    fail("the witness has " + n(w.inputs.size()) + " inputs (ONE included); the circuit has " + n(r1cs.num_inputs));
-  if (w.aux.size() != r1cs.num_aux)
-    fail("the witness has " + n(w.aux.size()) + " aux values; the circuit has " + n(r1cs.num_aux));
-  if (w.inputs.empty() || !w.inputs[0].is_one()) fail("the witness's first input must be the constant ONE");
-  if (pk.vk.ic.size() != r1cs.num_inputs)
-    fail("the key is for " + n(pk.vk.ic.size()) + " inputs; the circuit has " + n(r1cs.num_inputs) +
-         " (a key for another circuit?)");
-  if (pk.l.size() != r1cs.num_aux)
-    fail("the key has " + n(pk.l.size()) + " L points; the circuit has " + n(r1cs.num_aux) + " aux variables");
-  const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
-  if (pk.h.size() + 1 != m) fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
-  if (pk.a.size() != r1cs.num_inputs + r1cs.a_aux_density.count())
-    fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " +
-         n(r1cs.num_inputs + r1cs.a_aux_density.count()));
-  const std::size_t nb = r1cs.b_input_density.count() + r1cs.b_aux_density.count();
-  if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
-    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the density needs " + n(nb));
-}
-
 // A density with every bit set: the L query has a point for every aux variable.
 std::vector<std::uint64_t> all_ones(std::size_t bits) {
   std::vector<std::uint64_t> w((bits + 63) / 64, ~std::uint64_t(0));
@@ -86,6 +63,29 @@ std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, Pro
   a.resize(m - 1);
   if (timings) timings->ntt_ms = ms_since(t0);
   return a;
+}
+
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w) {
+  auto fail = [](const std::string& what) { throw ProverError(what); };
+  auto n = [](std::size_t x) { return std::to_string(x); };
+  if (w.inputs.size() != r1cs.num_inputs)
+    fail("the witness has " + n(w.inputs.size()) + " inputs (ONE included); the circuit has " + n(r1cs.num_inputs));
+  if (w.aux.size() != r1cs.num_aux)
+    fail("the witness has " + n(w.aux.size()) + " aux values; the circuit has " + n(r1cs.num_aux));
+  if (w.inputs.empty() || !w.inputs[0].is_one()) fail("the witness's first input must be the constant ONE");
+  if (pk.vk.ic.size() != r1cs.num_inputs)
+    fail("the key is for " + n(pk.vk.ic.size()) + " inputs; the circuit has " + n(r1cs.num_inputs) +
+         " (a key for another circuit?)");
+  if (pk.l.size() != r1cs.num_aux)
+    fail("the key has " + n(pk.l.size()) + " L points; the circuit has " + n(r1cs.num_aux) + " aux variables");
+  const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
+  if (pk.h.size() + 1 != m) fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
+  if (pk.a.size() != r1cs.num_inputs + r1cs.a_aux_density.count())
+    fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " +
+         n(r1cs.num_inputs + r1cs.a_aux_density.count()));
+  const std::size_t nb = r1cs.b_input_density.count() + r1cs.b_aux_density.count();
+  if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
+    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the density needs " + n(nb));
 }
 
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w,

@@ -61,6 +61,10 @@ class ProverError : public std::invalid_argument {
 Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness, const ProverRandomness& rs,
             ProverTimings* timings = nullptr, const ProverProgress& progress = {});
 
+// Throws ProverError when the key, circuit and witness do not fit together, naming what
+// differs (every backend calls it first).
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness);
+
 // The CPU backend's start(): checks shapes, computes H and the five MSMs.
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
                                ProverTimings* timings = nullptr, const ProverProgress& progress = {});

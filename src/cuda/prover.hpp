@@ -1,0 +1,54 @@
+// The CUDA prover backend (groth16::ProverBackend on one GPU): the whole of start() runs on
+// the device, the CPU only copies the witness in and assembles the proof in finish().
+//
+// Per circuit (cached by the R1cs's address until release_circuit): the three CSR matrices
+// and the A/B column lists (which witness entries each query's points take) live on the
+// device. Per key (cached by address until release_key): the five queries live on the device
+// ("vram" residency), copied once through a small pinned double buffer.
+// Per proof: z = (inputs ‖ aux) crosses the bus once; a, b, c = A·z, B·z, C·z (SpMV on the
+// device), H by iNTT → coset NTT → (a·b − c)/Z → inverse coset NTT, then the H, L, A, B_G1
+// and B_G2 MSMs, every one with its bases resident. Device memory comes from one pool per
+// backend, allocated on first use and reused; before a proof starts the backend checks that
+// the device can hold it and otherwise says what it needs and what the device has.
+//
+// Same key, witness, r and s → the same proof bytes as the CPU backend.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "groth16/backend.hpp"
+
+namespace snarkpipe::cuda {
+
+// Device time per phase of the last start(), in milliseconds (CUDA events).
+struct CudaProverPhases {
+  float upload = 0, abc = 0, ntt = 0, h_msm = 0, l_msm = 0, a_msm = 0, b_g1_msm = 0, b_g2_msm = 0;
+};
+
+class CudaBackend final : public groth16::ProverBackend {
+ public:
+  // Throws CudaError when the device cannot be used (or the build has no CUDA).
+  explicit CudaBackend(int device = 0);
+  ~CudaBackend() override;
+
+  std::string name() const override;
+  groth16::ProofParts start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& witness,
+                            groth16::ProverTimings* timings = nullptr,
+                            const groth16::ProverProgress& progress = {}) override;
+  void release_key(const groth16::ProvingKey& pk) override;
+  void release_circuit(const circuit::R1cs& r1cs);
+
+  // The device memory one proof of this circuit and key needs (resident key and circuit
+  // included), from the sizes alone.
+  static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs);
+  std::size_t device_bytes_held() const;  // by this backend's pool now
+  const CudaProverPhases& last_phases() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace snarkpipe::cuda

@@ -1,0 +1,70 @@
+// The CUDA backend against the CPU backend: for the same key, witness, r and s, the same
+// proof bytes; the proofs verify; a witness that does not satisfy the circuit gives a proof
+// that does not verify (so the check above is real); keys and circuits stay resident.
+#include <gtest/gtest.h>
+
+#include "../groth16/random_circuit.hpp"
+#include "cuda/prover.hpp"
+#include "gpu_skip.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "test_seed.hpp"
+
+namespace snarkpipe {
+namespace {
+
+using groth16::ProverRandomness;
+
+std::vector<ff::Fr> publics_of(const groth16::Witness& w) { return {w.inputs.begin() + 1, w.inputs.end()}; }
+
+TEST(CudaProver, SameProofAsTheCpuBackend) {
+  SNARKPIPE_REQUIRE_GPU();
+  cuda::CudaBackend gpu;
+  groth16::CpuBackend cpu;
+  const std::uint64_t seed = ::test_seed("CudaProver");
+  // Sizes whose domains are powers of two and not (the SpMV pads with zeros), several inputs.
+  for (const auto& [constraints, inputs] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {3, 1}, {100, 3}, {1000, 7}, {1 << 12, 2}, {(1 << 14) + 5, 11}}) {
+    SCOPED_TRACE("constraints " + std::to_string(constraints));
+    const testing::RandomCircuit circuit(constraints, inputs, seed + constraints);
+    const circuit::R1cs r1cs = circuit.record();
+    const groth16::Witness w = circuit.witness();
+    const groth16::ProvingKey pk = groth16::setup(r1cs);
+    const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
+    for (int run = 0; run < 2; ++run) {  // the second run uses the resident key and circuit
+      const ProverRandomness rs = ProverRandomness::random();
+      const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
+      const groth16::Proof got = gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs);
+      EXPECT_EQ(got.to_bytes(), want.to_bytes());
+      EXPECT_TRUE(groth16::verify(pvk, got, publics_of(w)));
+    }
+    gpu.release_key(pk);
+    gpu.release_circuit(r1cs);
+  }
+}
+
+TEST(CudaProver, CorruptedWitnessGivesAProofThatFails) {
+  SNARKPIPE_REQUIRE_GPU();
+  cuda::CudaBackend gpu;
+  const testing::RandomCircuit circuit(5000, 4, ::test_seed("CudaProver"));
+  const circuit::R1cs r1cs = circuit.record();
+  groth16::Witness w = circuit.witness();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
+  const ProverRandomness rs = ProverRandomness::random();
+  EXPECT_TRUE(groth16::verify(pvk, gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs), publics_of(w)));
+  w.aux[w.aux.size() / 2] += ff::Fr::one();
+  EXPECT_FALSE(groth16::verify(pvk, gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs), publics_of(w)));
+}
+
+TEST(CudaProver, MismatchedKeyIsRefused) {
+  SNARKPIPE_REQUIRE_GPU();
+  cuda::CudaBackend gpu;
+  const testing::RandomCircuit small(200, 2, 1), big(300, 2, 2);
+  const circuit::R1cs r1cs = big.record();
+  const groth16::ProvingKey pk = groth16::setup(small.record());
+  EXPECT_THROW(gpu.start(pk, r1cs, big.witness()), groth16::ProverError);
+}
+
+}  // namespace
+}  // namespace snarkpipe
