@@ -13,8 +13,8 @@ set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/bench/cuda/bench_gpu "$DIST/"
-  for lib in libtbb.so.12 libtbbmalloc.so.2; do
+  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/bench/cuda/bench_gpu build-cuda/snarkpipe "$DIST/"
+  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3; do
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
@@ -38,12 +38,19 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
   done
 } > "$OUT/tests.log" 2>&1
 grep -E "^===|PASSED|FAILED|SKIPPED" "$OUT/tests.log"
-timeout 150 "$DIST/bench_gpu" --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
+[ -n "${SKIP_BENCH:-}" ] || timeout 150 "$DIST/bench_gpu" --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
   --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
 echo "bench exit $?"
-timeout 80 "$DIST/bench_gpu" --ntt "" --g1 26,27 --g2 "" --runs 5 --warmup 1 \
+[ -n "${SKIP_BENCH:-}" ] || timeout 80 "$DIST/bench_gpu" --ntt "" --g1 26,27 --g2 "" --runs 5 --warmup 1 \
   --out "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
+# Whole proofs of PoRep-shape partitions (PROVE_SCALES, e.g. "1/1024 1/16"), GPU setup included.
+for s in ${PROVE_SCALES:-}; do
+  tag=$(echo "$s" | tr '/' '_')
+  timeout "${PROVE_TIMEOUT:-300}" "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$s" --backend cuda \
+    --runs "${PROVE_RUNS:-3}" ${PROVE_FLAGS:-} --json -o "$OUT/prove_$tag.json" > /dev/null 2> "$OUT/prove_$tag.log"
+  echo "prove $s exit $?"; tail -4 "$OUT/prove_$tag.log"
+done
 cuobjdump -sass "$DIST/bench_gpu" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
 # Instruction mix of the Fp multiplication throughput kernel (4 chains × mul, unrolled).
 zcat "$OUT/sass.txt.gz" | awk '/Function : .*rate_kernel.*FpParams32EEELi0/ {on=1; next} /Function :/ {on=0} on' |

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/bench_cpu.hpp"
+#include "cli/bench_prove.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "circom/prover.hpp"
@@ -175,13 +176,25 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     auto json = std::make_shared<bool>(false);
     auto out = std::make_shared<std::string>();
     auto note = std::make_shared<std::string>();
-    auto* c = bench->add_subcommand("prove", "Prove a circom circuit from a snarkjs .zkey and .wtns; optionally time snarkjs on the same files");
+    auto synthetic = std::make_shared<ProveBenchOptions>();
+    auto circuit = std::make_shared<std::string>();
+    auto* c = bench->add_subcommand(
+        "prove", "Prove a PoRep-shape synthetic partition (--circuit synthetic) on the CPU or GPU, or a circom circuit "
+                 "from a snarkjs .zkey and .wtns; per-phase times, every proof verified");
     c->footer(
         "Reports the median of --runs proofs (each verified), the key and witness loading, and with --snarkjs the\n"
         "median wall time of `SNARKJS groth16 prove ZKEY WTNS proof.json public.json` (a whole process, as users run it).\n"
         "Example: snarkpipe bench prove --zkey c.zkey --wtns w.wtns --snarkjs tests/interop/node_modules/.bin/snarkjs --json");
-    c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->required()->check(CLI::ExistingFile);
-    c->add_option("--wtns", *wtns, "The witness")->required()->check(CLI::ExistingFile);
+    c->add_option("--circuit", *circuit, "synthetic: a PoRep-partition-shape circuit (see --scale)");
+    c->add_option("--scale", synthetic->scale, "With --circuit synthetic: the fraction of a full 32 GiB PoRep partition "
+                                               "(130,278,869 constraints), e.g. 1, 1/8, 1/1024")
+        ->capture_default_str();
+    c->add_option("--backend", synthetic->backend, "With --circuit synthetic: cpu, cuda, or auto (cuda when a GPU is usable)")
+        ->capture_default_str();
+    c->add_option("--params", synthetic->params, "With --circuit synthetic: key cache (bellperson .params): read if it exists, else set up and written");
+    c->add_flag("--compare-cpu", synthetic->compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
+    c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
+    c->add_option("--wtns", *wtns, "The witness")->check(CLI::ExistingFile);
     c->add_option("--runs", *runs, "Proofs to time (the median is reported)")->capture_default_str();
     c->add_option("--snarkjs", *snarkjs, "The snarkjs program, to time `snarkjs groth16 prove` on the same files");
     c->add_option("--snarkjs-runs", *snarkjs_runs, "snarkjs proofs to time")->capture_default_str();
@@ -189,6 +202,19 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_option("-o,--out", *out, "Also write the JSON record to this file");
     c->add_option("--note", *note, "Recorded as \"note\": what the files are and how they were made");
     cmds.push_back({c, [=] {
+                      if (!circuit->empty()) {
+                        if (*circuit != "synthetic")
+                          throw std::invalid_argument("--circuit: only 'synthetic' is supported here (got '" + *circuit + "')");
+                        synthetic->runs = *runs;
+                        const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + synthetic->scale +
+                                                " --backend " + synthetic->backend + " --runs " + std::to_string(*runs) +
+                                                (synthetic->compare_cpu ? " --compare-cpu" : "");
+                        nlohmann::json rec = run_prove_bench(*synthetic, cmd);
+                        if (!note->empty()) rec["note"] = *note;
+                        return emit(rec, *json, *out);
+                      }
+                      if (zkey->empty() || wtns->empty())
+                        throw std::invalid_argument("give --circuit synthetic, or both --zkey and --wtns");
                       nlohmann::json rec = machine_info();
                       if (!note->empty()) rec["note"] = *note;
                       rec["command"] = "snarkpipe bench prove --zkey " + *zkey + " --wtns " + *wtns + " --runs " +

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstring>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <stdexcept>
 #include <vector>
@@ -180,32 +181,27 @@ __global__ void __launch_bounds__(POINT_THREADS) regroup_kernel(const uint32_t* 
   acc.store(&out[s]);
 }
 
-// Thread (w, j): over the buckets jS+i (i < S) of window w, holding digit jS+i+1,
-// Y = Σ_i (i+1)·B_{jS+i} + (S·j)·Σ_i B_{jS+i}, so that Σ_j Y_j = Σ_b (b+1)·B_b.
+// Thread (w, j), over the points X_{jS+i} (i < S) of window w:
+//   T_j = Σ_i X_{jS+i},   Z_j = Σ_i (i+1)·X_{jS+i} + (off − 1)·T_j   (off is 0 or 1),
+// so that Σ_b (b + off)·X_b = Σ_j Z_j + S·Σ_j j·T_j: the second sum is the same problem,
+// S times smaller, on the T_j with off = 0 (msm_device runs it level by level).
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* __restrict__ buckets,
-                                                              uint32_t per_window, uint32_t windows, uint32_t slice,
-                                                              xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* __restrict__ x, uint32_t per_window,
+                                                              uint32_t windows, uint32_t slice, uint32_t off,
+                                                              xyzz_t<F>* __restrict__ z, xyzz_t<F>* __restrict__ t_out) {
   const uint32_t slices = per_window / slice;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= windows * slices) return;
   const uint32_t w = t / slices, j = t % slices;
-  const xyzz_t<F>* b = buckets + std::size_t(w) * per_window + std::size_t(j) * slice;
+  const xyzz_t<F>* b = x + std::size_t(w) * per_window + std::size_t(j) * slice;
   xyzz_t<F> run = xyzz_t<F>::identity(), sum = xyzz_t<F>::identity();
   for (uint32_t i = slice; i-- > 0;) {
     run += xyzz_t<F>::load(&b[i]);
     sum += run;
   }
-  const uint32_t k = slice * j;
-  if (k != 0) {
-    xyzz_t<F> m = run;
-    for (int bit = 30 - __clz(k); bit >= 0; --bit) {
-      m = m.dbl();
-      if ((k >> bit) & 1) m += run;
-    }
-    sum += m;
-  }
-  sum.store(&out[t]);
+  if (off == 0) sum += -run;
+  sum.store(&z[t]);
+  run.store(&t_out[t]);
 }
 
 // out[w][g] = Σ in[w][g·GROUP .. (g+1)·GROUP) over `count` points per window.
@@ -380,11 +376,13 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
 
   cub::DoubleBuffer<uint32_t> keys(keys0.as<uint32_t>(), keys1.as<uint32_t>());
   cub::DoubleBuffer<uint32_t> vals(vals0.as<uint32_t>(), vals1.as<uint32_t>());
-  std::size_t sort_bytes = 0, scan_bytes = 0;
+  std::size_t sort_bytes = 0, scan_bytes = 0, max_bytes = 0;
   SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, int(total), 0, key_bits, st));
   SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<uint32_t>(),
                                                      offsets.as<uint32_t>(), int(B + 1), st));
-  DeviceBuffer temp = m.pool.acquire(std::max(sort_bytes, scan_bytes));
+  SNARKPIPE_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B,
+                                              int(B + 1), st));
+  DeviceBuffer temp = m.pool.acquire(std::max({sort_bytes, scan_bytes, max_bytes}));
   SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys, vals, int(total), 0, key_bits, st));
   timer.mark();
 
@@ -396,6 +394,12 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   piece_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(start.as<uint32_t>(), end.as<uint32_t>(), B,
                                                              counts.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
+  // The most pieces any bucket has (into the unused end[B]), read back below.
+  SNARKPIPE_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B,
+                                              int(B + 1), st));
+  uint32_t max_pieces = 0;
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(&max_pieces, end.as<uint32_t>() + B, sizeof max_pieces,
+                                       cudaMemcpyDeviceToHost, st));
   SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(),
                                                      offsets.as<uint32_t>(), int(B + 1), st));
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
@@ -405,16 +409,18 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
-  // Levels of FAN_IN-way sums until every bucket has at most one segment sum; a bucket holds
-  // at most n points, so ⌈log_FAN_IN ⌈n / K⌉⌉ levels suffice, known here without a sync.
+  // Levels of FAN_IN-way sums while some bucket has more than FAN_IN pieces (rare for random
+  // scalars: only repeated scalars or the top window's few buckets make long ones), then one
+  // thread per bucket sums what is left.
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));  // for max_pieces (the accumulation was queued first)
   const std::size_t level_segments = max_segments / FAN_IN + 2 * (std::size_t(B) + 1);
-  DeviceBuffer level = m.pool.acquire(level_segments * sizeof(P));
-  DeviceBuffer offsets2 = m.pool.acquire((B + 1) * sizeof(uint32_t));
+  DeviceBuffer level, offsets2 = m.pool.acquire((B + 1) * sizeof(uint32_t));
+  if (max_pieces > FAN_IN) level = m.pool.acquire(level_segments * sizeof(P));
   P* cur = partials.as<P>();
   P* next = level.as<P>();
   uint32_t* offs_cur = offsets.as<uint32_t>();
   uint32_t* offs_next = offsets2.as<uint32_t>();
-  for (std::size_t per_bucket = (n + SEGMENT - 1) / SEGMENT + 1; per_bucket > 1;
+  for (std::size_t per_bucket = max_pieces; per_bucket > FAN_IN;
        per_bucket = (per_bucket + FAN_IN - 1) / FAN_IN) {
     regroup_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(offs_cur, B, counts.as<uint32_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
@@ -431,35 +437,73 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
-  const uint32_t slice = std::min(SLICE, half);
-  uint32_t count = half / slice;
-  DeviceBuffer red0 = m.pool.acquire(std::size_t(W) * count * sizeof(P));
-  DeviceBuffer red1 = m.pool.acquire(std::size_t(W) * ((count + GROUP - 1) / GROUP) * sizeof(P));
-  slice_kernel<F><<<blocks_for(std::size_t(W) * count, POINT_THREADS), POINT_THREADS, 0, st>>>(
-      buckets.as<P>(), half, W, slice, red0.as<P>());
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
-  P* in = red0.as<P>();
-  P* out = red1.as<P>();
-  while (count > 1) {
-    const uint32_t groups = (count + GROUP - 1) / GROUP;
-    group_sum_kernel<F><<<blocks_for(std::size_t(W) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, count, W,
-                                                                                                      out);
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
-    std::swap(in, out);
-    count = groups;
+  // Σ_b (b+1)·B_b per window, level by level (slice_kernel): level L leaves Σ_j Z_j per
+  // window in sums[L]; the host adds them up as Σ_L S^L·sums[L] (Horner).
+  std::vector<unsigned> slice_per_level;
+  for (uint32_t count = half;;) {
+    const uint32_t slice = std::min(SLICE, count);
+    slice_per_level.push_back(slice);
+    if (count == slice) break;
+    count /= slice;
+  }
+  const std::size_t levels = slice_per_level.size();
+  const uint32_t first_slices = half / slice_per_level[0];
+  DeviceBuffer zbuf = m.pool.acquire(std::size_t(W) * first_slices * sizeof(P));
+  DeviceBuffer tbuf[2] = {m.pool.acquire(std::size_t(W) * first_slices * sizeof(P)),
+                          m.pool.acquire(std::size_t(W) * std::max<uint32_t>(first_slices / SLICE, 1) * sizeof(P))};
+  DeviceBuffer red = m.pool.acquire(std::size_t(W) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
+  DeviceBuffer red2 = m.pool.acquire(std::size_t(W) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
+  DeviceBuffer sums = m.pool.acquire(levels * W * sizeof(P));
+  {
+    const P* x = buckets.as<P>();
+    uint32_t count = half;
+    for (std::size_t level = 0; level < levels; ++level) {
+      const uint32_t slice = slice_per_level[level], slices = count / slice;
+      P* t_out = tbuf[level % 2].as<P>();
+      slice_kernel<F><<<blocks_for(std::size_t(W) * slices, POINT_THREADS), POINT_THREADS, 0, st>>>(
+          x, count, W, slice, level == 0 ? 1u : 0u, zbuf.as<P>(), t_out);
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+      P* in = zbuf.as<P>();
+      P* out = red.as<P>();
+      P* spare = red2.as<P>();
+      for (uint32_t c2 = slices; c2 > 1;) {
+        const uint32_t groups = (c2 + GROUP - 1) / GROUP;
+        group_sum_kernel<F><<<blocks_for(std::size_t(W) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, c2, W,
+                                                                                                          out);
+        SNARKPIPE_CUDA_CHECK_LAUNCH();
+        in = out;
+        std::swap(out, spare);
+        c2 = groups;
+      }
+      SNARKPIPE_CUDA_CHECK(
+          cudaMemcpyAsync(sums.as<P>() + level * W, in, W * sizeof(P), cudaMemcpyDeviceToDevice, st));
+      x = t_out;
+      count = slices;
+    }
   }
   timer.mark();
 
-  std::vector<ec::XYZZ<C>> window_sums(W);
+  std::vector<ec::XYZZ<C>> level_sums(levels * W);
   static_assert(sizeof(ec::XYZZ<C>) == sizeof(P));
-  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(window_sums.data(), in, W * sizeof(P), cudaMemcpyDeviceToHost, st));
+  SNARKPIPE_CUDA_CHECK(
+      cudaMemcpyAsync(level_sums.data(), sums.data(), levels * W * sizeof(P), cudaMemcpyDeviceToHost, st));
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
 
   const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Jacobian> window_sums(W, Jacobian::identity());
+  for (unsigned w = 0; w < W; ++w) {
+    Jacobian acc = Jacobian::identity();
+    for (std::size_t level = levels; level-- > 0;) {
+      if (level + 1 < levels)
+        for (uint32_t k = slice_per_level[level]; k > 1; k /= 2) acc = acc.dbl();
+      acc += level_sums[level * W + w].to_jacobian();
+    }
+    window_sums[w] = acc;
+  }
   Jacobian acc = Jacobian::identity();
   for (unsigned w = W; w-- > 0;) {
     for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
-    acc += window_sums[w].to_jacobian();
+    acc += window_sums[w];
   }
   const auto t1 = std::chrono::steady_clock::now();
 

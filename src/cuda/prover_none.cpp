@@ -1,5 +1,6 @@
-// The CUDA backend in a build without nvcc: constructing it says so.
+// The CUDA backend and GPU setup in a build without nvcc: constructing them says so.
 #include "cuda/error.hpp"
+#include "cuda/fixed_base.hpp"
 #include "cuda/prover.hpp"
 
 namespace snarkpipe::cuda {
@@ -24,5 +25,21 @@ const CudaProverPhases& CudaBackend::last_phases() const {
   static const CudaProverPhases none;
   return none;
 }
+
+template <class C>
+struct GpuFixedBase<C>::Impl {};
+template <class C>
+GpuFixedBase<C>::GpuFixedBase(const ec::Affine<C>&, int) {
+  throw CudaError("GpuFixedBase", 35, "this snarkpipe was built without CUDA (no nvcc found at configure time)",
+                  __FILE__, __LINE__);
+}
+template <class C>
+GpuFixedBase<C>::~GpuFixedBase() = default;
+template <class C>
+std::vector<ec::Affine<C>> GpuFixedBase<C>::batch_mul(std::span<const ff::Fr>) {
+  return {};
+}
+template class GpuFixedBase<ec::G1Curve>;
+template class GpuFixedBase<ec::G2Curve>;
 
 }  // namespace snarkpipe::cuda

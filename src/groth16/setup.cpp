@@ -59,7 +59,8 @@ std::vector<Fr> transpose_times(const CsrMatrix& m, std::size_t columns, const s
 
 }  // namespace
 
-ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const SetupProgress& progress) {
+ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const SetupProgress& progress,
+                               const SetupMultipliers& multipliers) {
   auto phase = [&](std::string_view p) {
     if (progress) progress(p);
   };
@@ -72,6 +73,8 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
   phase("lagrange");
   const std::vector<Fr> lagrange = domain.lagrange_at(tw.tau);
   phase("qap");
+  std::vector<Fr> a_scalars, b_scalars, ic_scalars(nin), l_scalars(naux);
+  {  // u, v, w (3 × 32 bytes per variable) are gone before the multiplications start
   const std::vector<Fr> u = transpose_times(r1cs.a, ncols, lagrange);
   const std::vector<Fr> v = transpose_times(r1cs.b, ncols, lagrange);
   const std::vector<Fr> w = transpose_times(r1cs.c, ncols, lagrange);
@@ -89,7 +92,6 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
       throw SetupError("v(tau) disagrees with the B aux density at aux " + std::to_string(j));
   }
 
-  std::vector<Fr> a_scalars, b_scalars;
   a_scalars.reserve(nin + r1cs.a_aux_density.count());
   for (std::size_t j = 0; j < ncols; ++j)
     if (!u[j].is_zero()) a_scalars.push_back(u[j]);
@@ -97,7 +99,6 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
     if (!v[j].is_zero()) b_scalars.push_back(v[j]);
 
   const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
-  std::vector<Fr> ic_scalars(nin), l_scalars(naux);
   tbb::parallel_for(std::size_t(0), ncols, [&](std::size_t j) {
     const Fr k = tw.beta * u[j] + tw.alpha * v[j] + w[j];
     if (j < nin)
@@ -105,6 +106,8 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
     else
       l_scalars[j - nin] = k * delta_inv;
   });
+  }
+  const Fr delta_inv = tw.delta.inverse();
   // h_i = τ^i·t(τ)/δ for i < m - 1, in parallel chunks that start from τ^start.
   std::vector<Fr> h_scalars(m - 1);
   const Fr t_over_delta = domain.vanishing_at(tw.tau) * delta_inv;
@@ -129,25 +132,36 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
   pk.vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
   pk.vk.delta_g1 = g1.mul(tw.delta).to_affine();
   pk.vk.delta_g2 = g2.mul(tw.delta).to_affine();
+  auto g1_mul = [&](std::vector<Fr>& k) {
+    std::vector<G1Affine> pts = multipliers.g1 ? multipliers.g1(k) : msm::batch_mul(g1, std::span<const Fr>(k));
+    std::vector<Fr>().swap(k);
+    return pts;
+  };
+  auto g2_mul = [&](std::vector<Fr>& k) {
+    std::vector<ec::G2Affine> pts = multipliers.g2 ? multipliers.g2(k) : msm::batch_mul(g2, std::span<const Fr>(k));
+    std::vector<Fr>().swap(k);
+    return pts;
+  };
   phase("a");
-  pk.a = msm::batch_mul(g1, std::span<const Fr>(a_scalars));
-  phase("b_g1");
-  pk.b_g1 = msm::batch_mul(g1, std::span<const Fr>(b_scalars));
+  pk.a = g1_mul(a_scalars);
   phase("b_g2");
-  pk.b_g2 = msm::batch_mul(g2, std::span<const Fr>(b_scalars));
+  std::vector<Fr> b2_scalars = b_scalars;
+  pk.b_g2 = g2_mul(b2_scalars);
+  phase("b_g1");
+  pk.b_g1 = g1_mul(b_scalars);
   phase("ic");
-  pk.vk.ic = msm::batch_mul(g1, std::span<const Fr>(ic_scalars));
+  pk.vk.ic = g1_mul(ic_scalars);
   phase("l");
-  pk.l = msm::batch_mul(g1, std::span<const Fr>(l_scalars));
+  pk.l = g1_mul(l_scalars);
   phase("h");
-  pk.h = msm::batch_mul(g1, std::span<const Fr>(h_scalars));
+  pk.h = g1_mul(h_scalars);
   return pk;
 }
 
-ProvingKey setup(const R1cs& r1cs, const SetupProgress& progress) {
+ProvingKey setup(const R1cs& r1cs, const SetupProgress& progress, const SetupMultipliers& multipliers) {
   for (int attempt = 0;; ++attempt) {
     try {
-      return generate_parameters(r1cs, ToxicWaste::random(), progress);
+      return generate_parameters(r1cs, ToxicWaste::random(), progress, multipliers);
     } catch (const SetupError&) {
       if (attempt >= 3) throw;
     }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "../groth16/random_circuit.hpp"
+#include "cuda/fixed_base.hpp"
 #include "cuda/prover.hpp"
+#include "msm/fixed_base.hpp"
 #include "gpu_skip.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
@@ -64,6 +66,40 @@ TEST(CudaProver, MismatchedKeyIsRefused) {
   const circuit::R1cs r1cs = big.record();
   const groth16::ProvingKey pk = groth16::setup(small.record());
   EXPECT_THROW(gpu.start(pk, r1cs, big.witness()), groth16::ProverError);
+}
+
+template <class C>
+void check_fixed_base(std::uint64_t seed) {
+  ff::SeededRng rng(seed);
+  const ec::Affine<C> g = ec::Jacobian<C>::generator().to_affine();
+  cuda::GpuFixedBase<C> gpu(g);
+  const msm::FixedBaseTable<C> cpu(g, 8);
+  std::vector<ff::Fr> k(100003);
+  for (auto& x : k) x = ff::Fr::random(rng);
+  k[0] = ff::Fr::zero();
+  k[1] = ff::Fr::one();
+  k[2] = -ff::Fr::one();
+  k[3] = k[4];  // a repeat
+  EXPECT_EQ(gpu.batch_mul(k), msm::batch_mul(cpu, std::span<const ff::Fr>(k)));
+}
+
+TEST(CudaFixedBase, EqualsTheCpuTables) {
+  SNARKPIPE_REQUIRE_GPU();
+  check_fixed_base<ec::G1Curve>(::test_seed("CudaFixedBase.G1"));
+  check_fixed_base<ec::G2Curve>(::test_seed("CudaFixedBase.G2"));
+}
+
+TEST(CudaFixedBase, SetupOnTheGpuGivesTheCpuKey) {
+  SNARKPIPE_REQUIRE_GPU();
+  const testing::RandomCircuit circuit(3000, 5, ::test_seed("CudaFixedBase.Setup"));
+  const circuit::R1cs r1cs = circuit.record();
+  const groth16::ToxicWaste tw = groth16::ToxicWaste::random();
+  cuda::GpuFixedBaseG1 g1(ec::G1Affine::generator());
+  cuda::GpuFixedBaseG2 g2(ec::G2Affine::generator());
+  groth16::SetupMultipliers gpu;
+  gpu.g1 = [&](std::span<const ff::Fr> k) { return g1.batch_mul(k); };
+  gpu.g2 = [&](std::span<const ff::Fr> k) { return g2.batch_mul(k); };
+  EXPECT_EQ(groth16::generate_parameters(r1cs, tw, {}, gpu), groth16::generate_parameters(r1cs, tw));
 }
 
 }  // namespace

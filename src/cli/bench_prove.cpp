@@ -1,0 +1,194 @@
+#include "cli/bench_prove.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "circuit/synthetic_shape.hpp"
+#include "cli/bench_cpu.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/fixed_base.hpp"
+#include "cuda/memory.hpp"
+#include "cuda/prover.hpp"
+#include "ff/random.hpp"
+#include "groth16/backend.hpp"
+#include "groth16/params_file.hpp"
+#include "groth16/setup.hpp"
+#include "groth16/verifier.hpp"
+#include "poly/domain.hpp"
+
+namespace snarkpipe::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::uint64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return std::uint64_t(u.ru_maxrss) * 1024;
+}
+
+void say(const char* fmt, auto... args) {
+  std::fprintf(stderr, fmt, args...);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& command) {
+  const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(opt.scale));
+  const bool gpu_present = cuda::usable_device_count() > 0;
+  std::string backend_name = opt.backend == "auto" ? (gpu_present ? "cuda" : "cpu") : opt.backend;
+  if (backend_name != "cpu" && backend_name != "cuda")
+    throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + opt.backend + "')");
+  if (backend_name == "cuda" && !gpu_present)
+    throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
+
+  nlohmann::json rec = machine_info();
+  rec["command"] = command;
+  say("synthetic partition: %s\n", shape.describe().c_str());
+
+  auto t0 = Clock::now();
+  const circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
+  const double generate_ms = ms_since(t0);
+  say("  circuit generated in %.0f ms\n", generate_ms);
+
+  t0 = Clock::now();
+  groth16::ProvingKey pk;
+  bool key_from_file = false;
+  if (!opt.params.empty() && std::filesystem::exists(opt.params)) {
+    pk = groth16::read_params(opt.params);
+    key_from_file = true;
+    say("  key read from %s in %.0f ms\n", opt.params.c_str(), ms_since(t0));
+  } else {
+    // On a GPU backend the fixed-base multiplications (setup's bulk) run on the GPU too.
+    groth16::SetupMultipliers mult;
+    std::unique_ptr<cuda::GpuFixedBaseG1> g1;
+    std::unique_ptr<cuda::GpuFixedBaseG2> g2;
+    if (backend_name == "cuda") {
+      g1 = std::make_unique<cuda::GpuFixedBaseG1>(ec::G1Affine::generator());
+      g2 = std::make_unique<cuda::GpuFixedBaseG2>(ec::G2Affine::generator());
+      mult.g1 = [&](std::span<const ff::Fr> k) { return g1->batch_mul(k); };
+      mult.g2 = [&](std::span<const ff::Fr> k) { return g2->batch_mul(k); };
+    }
+    auto ts = Clock::now();
+    pk = groth16::setup(
+        r1cs,
+        [&](std::string_view phase) {
+          say("  setup: %.*s (%.1f s)\n", int(phase.size()), phase.data(), ms_since(ts) / 1e3);
+        },
+        mult);
+    say("  setup in %.0f ms\n", ms_since(t0));
+    if (!opt.params.empty()) groth16::write_params(opt.params, pk);
+  }
+  const double key_ms = ms_since(t0);
+  const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
+
+  std::unique_ptr<groth16::ProverBackend> backend;
+  cuda::CudaBackend* gpu = nullptr;
+  if (backend_name == "cuda") {
+    auto b = std::make_unique<cuda::CudaBackend>(0);
+    gpu = b.get();
+    backend = std::move(b);
+  } else {
+    backend = std::make_unique<groth16::CpuBackend>();
+  }
+  groth16::CpuBackend cpu;
+
+  std::map<std::string, std::vector<double>> phases;
+  std::vector<double> totals;
+  bool all_verified = true, all_equal = true;
+  const std::uint64_t seed0 = ff::fresh_seed();
+  const int runs = std::max(1, opt.runs);
+  for (int r = 0; r <= runs; ++r) {  // run 0 is the warm-up (it uploads the key and circuit)
+    t0 = Clock::now();
+    const circuit::SyntheticWitness sw = circuit::generate_synthetic_witness(shape, seed0 + r);
+    const double witness_ms = ms_since(t0);
+    groth16::Witness w{sw.inputs, sw.aux};
+    const groth16::ProverRandomness rs = groth16::ProverRandomness::random();
+    groth16::ProverTimings t;
+    t0 = Clock::now();
+    const groth16::ProofParts parts = backend->start(pk, r1cs, w, &t);
+    const double start_ms = ms_since(t0);
+    t0 = Clock::now();
+    const groth16::Proof proof = backend->finish(pk.vk, parts, rs);
+    const double finish_ms = ms_since(t0);
+    t0 = Clock::now();
+    const std::vector<ff::Fr> xs(w.inputs.begin() + 1, w.inputs.end());
+    const bool ok = groth16::verify(pvk, proof, xs);
+    const double verify_ms = ms_since(t0);
+    all_verified = all_verified && ok;
+    if (opt.compare_cpu) {
+      const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
+      all_equal = all_equal && want.to_bytes() == proof.to_bytes();
+    }
+    say("  proof %d%s: %.1f ms (start %.1f, finish %.1f), %s\n", r, r == 0 ? " (warm-up)" : "", start_ms + finish_ms,
+        start_ms, finish_ms, ok ? "verified" : "DOES NOT VERIFY");
+    if (r == 0) continue;
+    totals.push_back(start_ms + finish_ms);
+    phases["witness_generation"].push_back(witness_ms);
+    if (gpu) {
+      const cuda::CudaProverPhases& p = gpu->last_phases();
+      phases["witness_upload"].push_back(p.upload);
+      phases["abc_spmv"].push_back(p.abc);
+      phases["h_ntt"].push_back(p.ntt);
+      phases["h_msm"].push_back(p.h_msm);
+      phases["l_msm"].push_back(p.l_msm);
+      phases["a_msm"].push_back(p.a_msm);
+      phases["b_g1_msm"].push_back(p.b_g1_msm);
+      phases["b_g2_msm"].push_back(p.b_g2_msm);
+      phases["host_overhead"].push_back(start_ms - (p.upload + p.abc + p.ntt + p.h_msm + p.l_msm + p.a_msm +
+                                                    p.b_g1_msm + p.b_g2_msm));
+    } else {
+      phases["abc_spmv"].push_back(t.abc_ms);
+      phases["h_ntt"].push_back(t.ntt_ms);
+      phases["h_msm"].push_back(t.h_msm_ms);
+      phases["l_msm"].push_back(t.l_msm_ms);
+      phases["a_msm"].push_back(t.a_msm_ms);
+      phases["b_g1_msm"].push_back(t.b_g1_msm_ms);
+      phases["b_g2_msm"].push_back(t.b_g2_msm_ms);
+    }
+    phases["assembly"].push_back(finish_ms);
+    phases["verify"].push_back(verify_ms);
+  }
+
+  nlohmann::json ph = nlohmann::json::object();
+  for (const auto& [k, v] : phases) ph[k] = median(v);
+  nlohmann::json res = {{"constraints", r1cs.num_constraints},
+                        {"inputs", r1cs.num_inputs},
+                        {"aux", r1cs.num_aux},
+                        {"domain_log2", poly::EvaluationDomain::for_size(r1cs.num_constraints).log_m()},
+                        {"scale", opt.scale},
+                        {"backend", backend->name()},
+                        {"device", gpu ? backend->name() : std::string("cpu")},
+                        {"runs", runs},
+                        {"total_ms", median(totals)},
+                        {"total_ms_all", totals},
+                        {"phases", ph},
+                        {"device_mem_bytes", gpu ? gpu->device_bytes_held() : 0},
+                        {"host_mem_bytes", peak_rss_bytes()},
+                        {"circuit_generation_ms", generate_ms},
+                        {"key_ms", key_ms},
+                        {"key_from_file", key_from_file},
+                        {"verified", all_verified}};
+  if (opt.compare_cpu) res["equal_to_cpu_backend"] = all_equal;
+  rec["results"] = nlohmann::json::array({res});
+  if (!all_verified) throw std::runtime_error("a benchmark proof did not verify");
+  if (!all_equal) throw std::runtime_error("the backend's proof bytes differ from the CPU backend's");
+  return rec;
+}
+
+}  // namespace snarkpipe::cli
