@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 
@@ -65,8 +66,16 @@ class GpuMsm {
   // Σ scalars[i]·bases[i] over the first scalars.size() bases; std::invalid_argument when
   // there are more scalars than bases.
   Jacobian msm(std::span<const ff::Fr> scalars, const GpuMsmConfig& cfg = {});
-  // The same for n scalars already on the device (Montgomery form), ordered on stream().
-  Jacobian msm_device(const ff::Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg = {});
+  // The same for n scalars already on the device (Montgomery form), ordered on stream();
+  // with d_base_index (on the device), scalar i multiplies bases[d_base_index[i]] instead of
+  // bases[i] (the full-scalar part of a 0/1 split, compacted); with base_offset, scalar i
+  // multiplies bases[base_offset + i] (or bases[base_offset + d_base_index[i]]): an MSM in
+  // pieces, to bound the temporaries.
+  Jacobian msm_device(const ff::Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg = {},
+                      const std::uint32_t* d_base_index = nullptr, std::size_t base_offset = 0);
+  // Σ bases[d_index[i]] over n indices on the device: the scalars-equal-to-one part of a
+  // 0/1 split (one addition per point, no sort).
+  Jacobian sum_device(const std::uint32_t* d_index, std::size_t n);
 
   static unsigned window_bits_for(std::size_t n);
   const GpuMsmTimings& last_timings() const;

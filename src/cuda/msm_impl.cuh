@@ -59,7 +59,8 @@ unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + thre
 // Window w of scalar i: key = bucket (w·2^(c-1) + |d| - 1, or the sentinel for d = 0),
 // value = i with the sign of d in the top bit. Stored window-major: [w·n + i].
 __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned c, unsigned windows,
-                              uint32_t sentinel, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+                              uint32_t sentinel, const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
+                              uint32_t* __restrict__ vals) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const fr_t k = fr_t::load(&scalars[i]).from_montgomery();
@@ -80,8 +81,22 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
     if (neg) d = (1u << c) - d;
     const std::size_t at = std::size_t(w) * n + i;
     keys[at] = d == 0 ? sentinel : w * half + d - 1;
-    vals[at] = i | (neg ? SIGN_BIT : 0u);
+    vals[at] = (base_index ? base_index[i] : i) | (neg ? SIGN_BIT : 0u);
   }
+}
+
+// One thread per SEGMENT indices: the sum of bases[index[i]] over its chunk.
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) indexed_sum_kernel(const uint32_t* __restrict__ index, uint32_t n,
+                                                                    const affine_t<F>* __restrict__ bases,
+                                                                    xyzz_t<F>* __restrict__ out) {
+  const uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t first = chunk * SEGMENT;
+  if (first >= n) return;
+  const uint32_t last = min(first + SEGMENT, n);
+  xyzz_t<F> acc = xyzz_t<F>::identity();
+  for (uint32_t i = first; i < last; ++i) acc = acc.add_affine(affine_t<F>::load(&bases[index[i]]));
+  acc.store(&out[chunk]);
 }
 
 // First and one-past-last position of each bucket's run in the sorted keys (runs of empty
@@ -344,11 +359,43 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm(std::span<const Fr> scalars, const G
 }
 
 template <class C>
-typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg) {
+typename GpuMsm<C>::Jacobian GpuMsm<C>::sum_device(const uint32_t* d_index, std::size_t n) {
   using F = typename DeviceField<C>::type;
   using P = xyzz_t<F>;
   Impl& m = *impl_;
-  if (n > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");
+  if (n == 0) return Jacobian::identity();
+  if (n > UINT32_MAX) throw std::invalid_argument("GpuMsm::sum_device: more than 2^32 indices");
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  cudaStream_t st = m.stream;
+  uint32_t count = blocks_for(n, SEGMENT);
+  DeviceBuffer a = m.pool.acquire(std::size_t(count) * sizeof(P));
+  DeviceBuffer b = m.pool.acquire(std::size_t(blocks_for(count, GROUP)) * sizeof(P));
+  indexed_sum_kernel<F><<<blocks_for(count, POINT_THREADS), POINT_THREADS, 0, st>>>(
+      d_index, uint32_t(n), reinterpret_cast<const affine_t<F>*>(m.bases.data()), a.as<P>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  P* in = a.as<P>();
+  P* out = b.as<P>();
+  while (count > 1) {
+    const uint32_t groups = blocks_for(count, GROUP);
+    group_sum_kernel<F><<<blocks_for(groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, count, 1, out);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    std::swap(in, out);
+    count = groups;
+  }
+  ec::XYZZ<C> sum;
+  static_assert(sizeof(ec::XYZZ<C>) == sizeof(P));
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(&sum, in, sizeof(P), cudaMemcpyDeviceToHost, st));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+  return sum.to_jacobian();
+}
+
+template <class C>
+typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg,
+                                                   const uint32_t* d_base_index, std::size_t base_offset) {
+  using F = typename DeviceField<C>::type;
+  using P = xyzz_t<F>;
+  Impl& m = *impl_;
+  if (n + base_offset > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");
   if (n == 0) return Jacobian::identity();
   const unsigned c = cfg.window_bits ? cfg.window_bits : window_bits_for(n);
   if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
@@ -370,7 +417,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
 
   timer.mark();
   digits_kernel<<<blocks_for(n, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n), c, W, B,
-                                                    keys0.as<uint32_t>(), vals0.as<uint32_t>());
+                                                    d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
@@ -405,7 +452,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
   accumulate_kernel<F><<<blocks_for(blocks_for(total, SEGMENT), POINT_THREADS), POINT_THREADS, 0, st>>>(
       keys.Current(), vals.Current(), total, B, start.as<uint32_t>(), offsets.as<uint32_t>(),
-      reinterpret_cast<const affine_t<F>*>(m.bases.data()), partials.as<P>());
+      reinterpret_cast<const affine_t<F>*>(m.bases.data()) + base_offset, partials.as<P>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 

@@ -7,6 +7,9 @@
 #include <mutex>
 #include <vector>
 
+#include <cub/device/device_select.cuh>
+#include <tbb/parallel_for.h>
+
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
@@ -22,6 +25,8 @@ using groth16::ProofParts;
 using groth16::ProverError;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;
 
 // One thread per row: out[r] = Σ_k val[k]·z[col[k]] over row r's entries.
 __global__ void spmv_kernel(const uint64_t* __restrict__ row_ptr, const uint32_t* __restrict__ col,
@@ -50,6 +55,19 @@ __global__ void gather_kernel(const fr_t* __restrict__ z, const uint32_t* __rest
   fr_t::load(&z[cols[i]]).store(&out[i]);
 }
 
+// The 0/1 split of a scalar vector: full[i] = 1 when s[i] is neither 0 nor 1, one[i] = 1
+// when s[i] = 1 (about 90 % of a PoRep witness is 0 or 1), iota[i] = i.
+__global__ void classify_kernel(const fr_t* __restrict__ s, std::size_t n, uint8_t* __restrict__ full,
+                                uint8_t* __restrict__ one, uint32_t* __restrict__ iota) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const fr_t x = fr_t::load(&s[i]);
+  const bool is_one = x == fr_t::one();
+  full[i] = !is_one && !x.is_zero();
+  one[i] = is_one;
+  iota[i] = uint32_t(i);
+}
+
 fr_t to_device(const Fr& x) {
   fr_t r;
   static_assert(sizeof(fr_t) == sizeof(Fr));
@@ -72,7 +90,12 @@ class Uploader {
     for (std::size_t off = 0; off < bytes; off += CHUNK) {
       const std::size_t len = std::min(CHUNK, bytes - off);
       SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(done_[next_]));
-      std::memcpy(stage_[next_].data(), static_cast<const char*>(src) + off, len);
+      // Pageable → pinned in parallel: one core copies ~5 GB/s, the bus takes ~25.
+      char* dst_stage = stage_[next_].template as<char>();
+      const char* from = static_cast<const char*>(src) + off;
+      tbb::parallel_for(std::size_t(0), (len + PIECE - 1) / PIECE, [&](std::size_t p) {
+        std::memcpy(dst_stage + p * PIECE, from + p * PIECE, std::min(PIECE, len - p * PIECE));
+      });
       SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, stage_[next_].data(), len,
                                            cudaMemcpyHostToDevice, stream_));
       SNARKPIPE_CUDA_CHECK(cudaEventRecord(done_[next_], stream_));
@@ -82,6 +105,7 @@ class Uploader {
 
  private:
   static constexpr std::size_t CHUNK = std::size_t(32) << 20;
+  static constexpr std::size_t PIECE = std::size_t(1) << 20;
   cudaStream_t stream_;
   PinnedBuffer stage_[2];
   cudaEvent_t done_[2]{};
@@ -212,6 +236,54 @@ struct CudaBackend::Impl {
     return keys.emplace(&pk, std::move(k)).first->second;
   }
 
+  // Indices (into s) of the scalars that are neither 0 nor 1, those scalars compacted, and
+  // the indices of the ones: MSM over the first, a plain sum of bases over the second.
+  struct Split {
+    DeviceBuffer full_index, full_scalars, one_index;
+    uint32_t n_full = 0, n_one = 0;
+  };
+  Split split(const fr_t* s, std::size_t n) {
+    Split r;
+    if (n == 0) return r;
+    DeviceBuffer flags = pool.acquire(2 * n), iota = pool.acquire(n * sizeof(uint32_t));
+    DeviceBuffer counts = pool.acquire(2 * sizeof(uint32_t));
+    r.full_index = pool.acquire(n * sizeof(uint32_t));
+    r.one_index = pool.acquire(n * sizeof(uint32_t));
+    uint8_t* full = flags.as<uint8_t>();
+    uint8_t* one = full + n;
+    classify_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s, n, full, one, iota.as<uint32_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    std::size_t temp_bytes = 0;
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, iota.as<uint32_t>(), full,
+                                                    r.full_index.as<uint32_t>(), counts.as<uint32_t>(), int64_t(n),
+                                                    stream));
+    DeviceBuffer temp = pool.acquire(temp_bytes);
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota.as<uint32_t>(), full,
+                                                    r.full_index.as<uint32_t>(), counts.as<uint32_t>(), int64_t(n),
+                                                    stream));
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota.as<uint32_t>(), one,
+                                                    r.one_index.as<uint32_t>(), counts.as<uint32_t>() + 1,
+                                                    int64_t(n), stream));
+    uint32_t host_counts[2];
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(host_counts, counts.data(), sizeof host_counts, cudaMemcpyDeviceToHost, stream));
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    r.n_full = host_counts[0];
+    r.n_one = host_counts[1];
+    r.full_scalars = pool.acquire(std::max<std::size_t>(r.n_full, 1) * sizeof(Fr));
+    if (r.n_full)
+      gather_kernel<<<blocks_for(r.n_full, 256), 256, 0, stream>>>(s, r.full_index.as<uint32_t>(), r.n_full,
+                                                                   r.full_scalars.as<fr_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    return r;
+  }
+
+  template <class C>
+  ec::Jacobian<C> split_msm(GpuMsm<C>& msm, const Split& sp) {
+    return msm.msm_device(sp.full_scalars.as<Fr>(), sp.n_full, {}, sp.full_index.as<uint32_t>()) +
+           msm.sum_device(sp.one_index.as<uint32_t>(), sp.n_one);
+  }
+
   GpuNtt& ntt_for(unsigned log_m) {
     if (!ntt || ntt->max_log_n() < log_m) {
       ntt.reset();
@@ -253,7 +325,8 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   bytes += r1cs.num_columns() * 32;                                   // z
   bytes += 3 * m * 32;                                                // a, b, c
   bytes += 2 * m * 32;                                                // NTT scratch and twiddles
-  bytes += msm_temp_bytes(m, 2 * 96, GpuMsmG1::window_bits_for(m));  // the largest G1 MSM (H)
+  const std::size_t piece = std::min(m, MSM_PIECE);
+  bytes += msm_temp_bytes(piece, 2 * 96, GpuMsmG1::window_bits_for(piece));  // the largest G1 MSM (H)
   return bytes;
 }
 
@@ -331,27 +404,41 @@ ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs
 
   ProofParts parts;
   phase("H MSM");
-  parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1);
+  // In pieces of at most 2^26 scalars: the sort's temporaries of one 2^27 MSM (~38 GB) would
+  // not fit beside a resident PoRep key and circuit; two halves cost ~4 % more time.
+  parts.h = ec::G1Jacobian::identity();
+  for (std::size_t off = 0; off < n - 1; off += MSM_PIECE) {
+    const std::size_t len = std::min(MSM_PIECE, n - 1 - off);
+    parts.h += dk.h->msm_device(abc[0].as<Fr>() + off, len, {}, nullptr, off);
+  }
   abc[0].reset();
   mark(4);
   phase("L MSM");
-  parts.l = dk.l->msm_device(z.as<Fr>() + nin, naux);
+  {
+    const Impl::Split sp = m.split(z.as<fr_t>() + nin, naux);
+    parts.l = m.split_msm(*dk.l, sp);
+  }
   mark(5);
   phase("A MSM");
   DeviceBuffer scalars = m.pool.acquire(std::max(dc.n_a, dc.n_b) * sizeof(Fr) + 1);
   gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, st>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
                                                           scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  parts.a = dk.a->msm_device(scalars.as<Fr>(), dc.n_a);
+  {
+    const Impl::Split sp = m.split(scalars.as<fr_t>(), dc.n_a);
+    parts.a = m.split_msm(*dk.a, sp);
+  }
   mark(6);
   phase("B MSM (G1)");
-  gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, st>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
-                                                          scalars.as<fr_t>());
+  if (dc.n_b)
+    gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, st>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
+                                                            scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  parts.b_g1 = dk.b_g1->msm_device(scalars.as<Fr>(), dc.n_b);
+  const Impl::Split b_split = m.split(scalars.as<fr_t>(), dc.n_b);
+  parts.b_g1 = m.split_msm(*dk.b_g1, b_split);
   mark(7);
   phase("B MSM (G2)");
-  parts.b_g2 = dk.b_g2->msm_device(scalars.as<Fr>(), dc.n_b);
+  parts.b_g2 = m.split_msm(*dk.b_g2, b_split);
   mark(8);
   SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[8]));
 

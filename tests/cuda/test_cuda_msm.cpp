@@ -2,6 +2,7 @@
 // G1 and G2, sizes powers of two and not, every window size the edge cases reach, and the
 // edge cases themselves (zero scalars, all ones, r - 1, repeated bases, bases at infinity,
 // n = 1, fewer scalars than resident bases, one bucket holding every point).
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -152,6 +153,51 @@ TEST(CudaMsm, WindowChoice) {
   EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 24), 19u);
   EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 27), 22u);
   EXPECT_GE(cuda::GpuMsmG1::window_bits_for(1), 2u);
+}
+
+}  // namespace
+
+namespace {
+
+// Pieces (base_offset), compacted indices (d_base_index) and plain sums (sum_device), the
+// forms the prover's 0/1 split and bounded-memory H MSM use, against the CPU.
+template <class C>
+void offsets_and_indices(const char* name) {
+  SeededRng rng(test_seed(name));
+  const std::size_t n = 5000;
+  const auto bases = random_bases<C>(rng, n);
+  cuda::GpuMsm<C> gpu(bases);
+  const auto scalars = random_scalars(rng, n);
+  cuda::DeviceBuffer d_scalars = gpu.pool().acquire(n * sizeof(Fr));
+  ASSERT_EQ(cudaMemcpy(d_scalars.data(), scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const std::span<const Affine<C>> b(bases);
+  const std::span<const Fr> k(scalars);
+  // A piece [1234, 1234 + 2000).
+  EXPECT_EQ(gpu.msm_device(d_scalars.template as<Fr>() + 1234, 2000, {}, nullptr, 1234).to_affine(),
+            msm::msm<C>(b.subspan(1234, 2000), k.subspan(1234, 2000)).to_affine());
+  // Every third base, by index, with repeats; and their plain sum.
+  std::vector<std::uint32_t> index;
+  for (std::uint32_t i = 0; i < n; i += 3) index.push_back(i);
+  index.push_back(7);
+  index.push_back(7);
+  std::vector<Affine<C>> picked;
+  for (auto i : index) picked.push_back(bases[i]);
+  const std::vector<Fr> some(scalars.begin(), scalars.begin() + index.size());
+  cuda::DeviceBuffer d_index = gpu.pool().acquire(index.size() * sizeof(std::uint32_t));
+  ASSERT_EQ(cudaMemcpy(d_index.data(), index.data(), index.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  EXPECT_EQ(gpu.msm_device(d_scalars.template as<Fr>(), index.size(), {}, d_index.template as<std::uint32_t>()).to_affine(),
+            msm::msm<C>(std::span<const Affine<C>>(picked), std::span<const Fr>(some)).to_affine());
+  Jacobian<C> sum = Jacobian<C>::identity();
+  for (const auto& p : picked) sum = sum.add_affine(p);
+  EXPECT_EQ(gpu.sum_device(d_index.template as<std::uint32_t>(), index.size()).to_affine(), sum.to_affine());
+  EXPECT_TRUE(gpu.sum_device(d_index.template as<std::uint32_t>(), 0).is_identity());
+}
+
+TEST(CudaMsm, PiecesIndicesAndSums) {
+  SNARKPIPE_REQUIRE_GPU();
+  offsets_and_indices<ec::G1Curve>("CudaMsm.PiecesIndicesAndSums.G1");
+  offsets_and_indices<ec::G2Curve>("CudaMsm.PiecesIndicesAndSums.G2");
 }
 
 }  // namespace
