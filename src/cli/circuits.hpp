@@ -10,6 +10,7 @@
 
 #include "circuit/constraint_system.hpp"
 #include "circuit/r1cs.hpp"
+#include "gadgets/porep_like.hpp"
 #include "groth16/prover.hpp"
 
 namespace snarkpipe::cli {
@@ -20,6 +21,11 @@ struct CircuitSpec {
   std::size_t depth = 4;           // merkle-sha256: tree depth
   std::string constraints = "2^12";  // synthetic: constraints (N or 2^k)
   std::size_t inputs = 2;          // synthetic: public inputs
+  std::string scale = "tiny";      // porep-like: preset (tiny, ci, full), then the overrides below
+  std::size_t challenges = 0;      // porep-like overrides; 0 keeps the preset's value
+  std::size_t layers = 0;
+  std::size_t log2_nodes = 0;
+  std::size_t parents = 0;
   std::uint64_t seed = 1;          // the witness (and synthetic's shape)
 
   std::string describe() const;
@@ -27,6 +33,9 @@ struct CircuitSpec {
 
 // Adds --circuit and the size options to a subcommand.
 void add_circuit_options(CLI::App* cmd, CircuitSpec& spec);
+
+// The porep-like parameters the spec selects (validated; std::invalid_argument).
+gadgets::PorepLikeParams porep_like_params(const CircuitSpec& spec);
 
 // Parses "N" or "2^k" (the --constraints syntax); throws std::invalid_argument.
 std::size_t parse_size(const std::string& s);

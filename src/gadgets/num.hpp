@@ -66,6 +66,8 @@ class AllocatedNum {
 class Num {
  public:
   Num() : value_(Fr::zero()) {}
+  Num(LinearCombination lc, const std::optional<Fr>& value) : lc_(std::move(lc)), value_(value) {}
+  static Num of(const AllocatedNum& n) { return {n.lc(), n.value()}; }
   // Σ 2^i · bits[i].
   static Num from_bits_le(std::span<const Boolean> bits);
   // Σ 2^(n-1-i) · bits[i]: the first bit is the most significant.
