@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 #include <tbb/blocked_range.h>
@@ -56,7 +55,7 @@ u64 split_prefix(u64 q, u64 i, u64 n) {
 u64 split_part(u64 q, u64 i, u64 n) { return split_prefix(q, i + 1, n) - split_prefix(q, i, n); }
 
 u64 round_count(double x, const char* what) {
-  if (!std::isfinite(x) || x < 0 || x >= 1.8e19) throw std::invalid_argument(std::string(what) + " is out of range");
+  if (!std::isfinite(x) || x < 0 || x >= 9e18) throw std::invalid_argument(std::string(what) + " is out of range");
   return static_cast<u64>(std::llround(x));
 }
 
@@ -343,10 +342,11 @@ class BlockWalker {
     std::swap(*std::find(kinds.rbegin(), kinds.rend(), RowKind::field), kinds.back());
 
     bools_.reserve(k_.free_bools + k_.gate_bools);
+    if (values_) bits_.assign(k_.aux, 0);
     for (u64 j = 0; j < k_.free_bools; ++j) {
       const u32 c = local_free(j);
       bools_.push_back(c);
-      if (values_) set_value(c, free_bit(values_->witness_seed, c) ? one_ : Fr{});
+      if (values_) set_bit(c, free_bit(values_->witness_seed, c));
     }
     fields_.reserve(k_.fields);
     fields_left_ = k_.fields;
@@ -447,11 +447,17 @@ class BlockWalker {
     if (in_block(c)) return values_->aux[c - ni_];
     return free_bit(values_->witness_seed, c) ? one_ : Fr{};  // a free boolean elsewhere
   }
+  // Booleans of the block are also kept as bytes: gates read them often, and the block's
+  // bytes stay in L2 where its 32-byte values do not.
   bool bit(u32 c) const {
-    if (in_block(c)) return !values_->aux[c - ni_].is_zero();
+    if (in_block(c)) return bits_[c - col_begin_];
     return free_bit(values_->witness_seed, c);
   }
   void set_value(u32 c, const Fr& v) { values_->aux[c - ni_] = v; }
+  void set_bit(u32 c, bool v) {
+    bits_[c - col_begin_] = v;
+    set_value(c, v ? one_ : Fr{});
+  }
 
 
   void emit() {
@@ -539,7 +545,7 @@ class BlockWalker {
         break;
       }
     }
-    if (values_) set_value(z, v ? one_ : Fr{});
+    if (values_) set_bit(z, v);
     emit();
     // Retired outputs (the block's share of aux absent from A) are never used again.
     const u64 g = gates_done_++, r = k_.retired, n = k_.gate_bools;
@@ -627,6 +633,7 @@ class BlockWalker {
   const u64 ni_, col_begin_;
 
   std::vector<u32> bools_, fields_;            // variables a row may pick
+  std::vector<std::uint8_t> bits_;             // boolean values by block offset (witness only)
   std::vector<u32> bool_queue_, field_queue_;  // defined and not yet used in A, oldest first
   std::size_t bool_head_ = 0, field_head_ = 0;
   u64 next_offset_ = 0, next_free_ = 0;  // column allocation within the block
@@ -637,7 +644,8 @@ class BlockWalker {
 };
 
 // ORs a block's local density bits (bit i = aux column first + i) into the shared bitmap;
-// blocks share the words at their edges, hence the atomics.
+// blocks share the words at their edges, hence the atomics. Set bits stay below num_aux,
+// so the words touched are in range.
 void merge_bits(std::vector<u64>& global, const std::vector<u64>& local, u64 first) {
   const u64 shift = first % 64;
   for (u64 i = 0; i < local.size(); ++i) {
@@ -654,18 +662,14 @@ void merge_bits(std::vector<u64>& global, const std::vector<u64>& local, u64 fir
 // The shared state of one generation: density bitmaps and the ONE-in-B flag.
 struct Densities {
   explicit Densities(u64 num_aux)
-      : a_aux(DensityBitmap::words_for(num_aux) + 1, 0), b_aux(DensityBitmap::words_for(num_aux) + 1, 0) {}
-  std::vector<u64> a_aux, b_aux;  // one spare word: merge_bits may touch it with zeros only
+      : a_aux(DensityBitmap::words_for(num_aux), 0), b_aux(DensityBitmap::words_for(num_aux), 0) {}
+  std::vector<u64> a_aux, b_aux;
   std::atomic<bool> one_in_b{false};
 
   void merge(const Plan::Block& k, RowSink& s) {
     merge_bits(a_aux, s.a_aux_bits, k.aux_begin);
     merge_bits(b_aux, s.b_aux_bits, k.aux_begin);
     if (s.one_in_b) one_in_b.store(true, std::memory_order_relaxed);
-  }
-  DensityBitmap bitmap(std::vector<u64> words, u64 bits) const {
-    words.resize(DensityBitmap::words_for(bits));
-    return DensityBitmap::from_words(bits, std::move(words));
   }
 };
 
@@ -807,8 +811,8 @@ R1cs generate_synthetic_r1cs(const SyntheticShape& shape) {
   const u64 a_circ = plan.a_nnz() - shape.num_inputs;
   input_rows(plan, std::span(r.a.row_ptr).subspan(rc), std::span(r.a.col).subspan(a_circ),
              std::span(r.a.val).subspan(a_circ), std::span(r.b.row_ptr).subspan(rc), std::span(r.c.row_ptr).subspan(rc));
-  r.a_aux_density = dens.bitmap(std::move(dens.a_aux), shape.num_aux);
-  r.b_aux_density = dens.bitmap(std::move(dens.b_aux), shape.num_aux);
+  r.a_aux_density = DensityBitmap::from_words(shape.num_aux, std::move(dens.a_aux));
+  r.b_aux_density = DensityBitmap::from_words(shape.num_aux, std::move(dens.b_aux));
   r.b_input_density = DensityBitmap(shape.num_inputs);
   if (dens.one_in_b) r.b_input_density.set(0);
   return r;
@@ -944,8 +948,8 @@ SyntheticStats write_synthetic_r1cs(const std::filesystem::path& path, const Syn
     put(a_col.data(), ni * 4, at(F::a_col, a_circ, 4), "A.col");
     put(a_val.data(), ni * 32, at(F::a_val, a_circ, 32), "A.val");
   }
-  const DensityBitmap a_aux = dens.bitmap(std::move(dens.a_aux), shape.num_aux);
-  const DensityBitmap b_aux = dens.bitmap(std::move(dens.b_aux), shape.num_aux);
+  const DensityBitmap a_aux = DensityBitmap::from_words(shape.num_aux, std::move(dens.a_aux));
+  const DensityBitmap b_aux = DensityBitmap::from_words(shape.num_aux, std::move(dens.b_aux));
   DensityBitmap b_input(ni);
   if (dens.one_in_b) b_input.set(0);
   const auto put_density = [&](F f, const DensityBitmap& d) {
