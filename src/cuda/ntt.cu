@@ -70,7 +70,7 @@ __global__ void permute_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ 
 // out) downward with the inverse table. W[i] = ω_N^i for N = 2^max_log, so the twiddle of
 // butterfly k in a stage of half-size h is W[k·N/(2h)].
 template <bool DIT>
-__global__ void __launch_bounds__(512) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
+__global__ void __launch_bounds__(256) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
                               const fr_t* __restrict__ W, unsigned max_log) {
   extern __shared__ fr_t tile[];
   const unsigned L = 1u << log_L;
@@ -83,25 +83,61 @@ __global__ void __launch_bounds__(512) stages_kernel(const fr_t* src, fr_t* dst,
     fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
   __syncthreads();
 
-  for (unsigned step = 0; step < s; ++step) {
-    const unsigned u = DIT ? step : s - 1 - step;
-    for (unsigned q = threadIdx.x; q < tile_n / 2; q += blockDim.x) {
-      const unsigned l = q & (L - 1), bq = q >> log_L;
-      const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
-      const unsigned e0 = (((grp << (u + 1)) + k) << log_L) + l;
-      const unsigned e1 = e0 + (1u << (u + log_L));
-      const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
-      const fr_t w = fr_t::load(&W[exponent << (max_log - 1 - t0 - u)]);
-      const fr_t a = fr_t::load(&tile[e0]);
-      const fr_t b = fr_t::load(&tile[e1]);
-      if (DIT) {
-        const fr_t bw = b * w;
-        (a + bw).store(&tile[e0]);
-        (a - bw).store(&tile[e1]);
-      } else {
-        (a + b).store(&tile[e0]);
-        ((a - b) * w).store(&tile[e1]);
+  // The twiddle of butterfly k in stage u: ω_N^(((k·2^t0) + lb·L + l)·N/2^(t0+u+1)).
+  auto twiddle = [&](unsigned k, unsigned u, unsigned l) {
+    const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
+    return fr_t::load(&W[exponent << (max_log - 1 - t0 - u)]);
+  };
+  // Stages two at a time (radix 4: four elements in registers, three twiddles, four
+  // multiplications): half the shared-memory round trips and barriers of radix 2.
+  for (unsigned step = 0; step < s;) {
+    if (step + 1 < s) {
+      const unsigned u = DIT ? step : s - 2 - step;  // the lower stage of the pair
+      for (unsigned q = threadIdx.x; q < tile_n / 4; q += blockDim.x) {
+        const unsigned l = q & (L - 1), bq = q >> log_L;
+        const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
+        const unsigned h = 1u << (u + log_L);
+        const unsigned e0 = (((grp << (u + 2)) + k) << log_L) + l;
+        const fr_t w_lo = twiddle(k, u, l), w_a = twiddle(k, u + 1, l), w_b = twiddle(k + (1u << u), u + 1, l);
+        fr_t x0 = fr_t::load(&tile[e0]), x1 = fr_t::load(&tile[e0 + h]);
+        fr_t x2 = fr_t::load(&tile[e0 + 2 * h]), x3 = fr_t::load(&tile[e0 + 3 * h]);
+        if (DIT) {
+          // stage u: (x0, x1), (x2, x3) by w_lo; stage u+1: (x0, x2) by w_a, (x1, x3) by w_b.
+          const fr_t b1 = x1 * w_lo, b3 = x3 * w_lo;
+          const fr_t y0 = x0 + b1, y1 = x0 - b1, y2 = x2 + b3, y3 = x2 - b3;
+          const fr_t c2 = y2 * w_a, c3 = y3 * w_b;
+          x0 = y0 + c2, x2 = y0 - c2, x1 = y1 + c3, x3 = y1 - c3;
+        } else {
+          // stage u+1 first: (x0, x2) by w_a, (x1, x3) by w_b; then stage u by w_lo.
+          const fr_t y0 = x0 + x2, y2 = (x0 - x2) * w_a, y1 = x1 + x3, y3 = (x1 - x3) * w_b;
+          x0 = y0 + y1, x1 = (y0 - y1) * w_lo, x2 = y2 + y3, x3 = (y2 - y3) * w_lo;
+        }
+        x0.store(&tile[e0]);
+        x1.store(&tile[e0 + h]);
+        x2.store(&tile[e0 + 2 * h]);
+        x3.store(&tile[e0 + 3 * h]);
       }
+      step += 2;
+    } else {
+      const unsigned u = DIT ? step : s - 1 - step;
+      for (unsigned q = threadIdx.x; q < tile_n / 2; q += blockDim.x) {
+        const unsigned l = q & (L - 1), bq = q >> log_L;
+        const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
+        const unsigned e0 = (((grp << (u + 1)) + k) << log_L) + l;
+        const unsigned e1 = e0 + (1u << (u + log_L));
+        const fr_t w = twiddle(k, u, l);
+        const fr_t a = fr_t::load(&tile[e0]);
+        const fr_t b = fr_t::load(&tile[e1]);
+        if (DIT) {
+          const fr_t bw = b * w;
+          (a + bw).store(&tile[e0]);
+          (a - bw).store(&tile[e1]);
+        } else {
+          (a + b).store(&tile[e0]);
+          ((a - b) * w).store(&tile[e1]);
+        }
+      }
+      step += 1;
     }
     __syncthreads();
   }
@@ -240,7 +276,7 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
 
   auto launch_group = [&](const StageGroup& g, const fr_t* src, fr_t* dst) {
     const unsigned tile_n = 1u << (g.s + g.log_L);
-    const unsigned threads = std::min(tile_n / 2, 512u);
+    const unsigned threads = std::max(1u, std::min(tile_n / 4, 256u));
     const unsigned blocks = unsigned(n >> (g.s + g.log_L));
     const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
     if (forward)
