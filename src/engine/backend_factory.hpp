@@ -1,0 +1,58 @@
+// Where proofs run: a BackendProvider names the devices of one backend kind ("cpu" today,
+// "cuda" next), makes one ProverBackend per worker (each worker owns its backend, so
+// per-worker device memory is planned once and reused), and says what a partition of a
+// circuit needs in host and device memory, so the engine can budget it before it starts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/circuit_store.hpp"
+#include "groth16/backend.hpp"
+
+namespace snarkpipe::engine {
+
+struct DeviceSpec {
+  int index = 0;              // the backend's device number (CUDA ordinal; 0 for the CPU)
+  std::string name;           // "cpu", "NVIDIA H200", ...
+  std::uint64_t memory = 0;   // device memory in bytes; 0 when it has none of its own (CPU)
+};
+
+struct MemoryNeeds {
+  std::uint64_t host_per_partition = 0;    // host working memory of one start() (besides the witness)
+  std::uint64_t device_per_partition = 0;  // device memory one start() uses, freed when it returns
+  std::uint64_t device_resident = 0;       // device memory the circuit's keys occupy once loaded
+};
+
+class BackendProvider {
+ public:
+  virtual ~BackendProvider() = default;
+  virtual std::string kind() const = 0;
+  virtual std::vector<DeviceSpec> devices() const = 0;
+  // A backend for one worker of `device`, used by that worker's thread only.
+  virtual std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const = 0;
+  virtual MemoryNeeds needs(const CircuitKeys& keys) const = 0;
+};
+
+// The CPU backend (groth16::CpuBackend): one device, "cpu", no device memory. The host
+// estimate covers the prover's a, b, c and H vectors over the FFT domain and its MSM
+// scalars.
+class CpuBackendProvider final : public BackendProvider {
+ public:
+  std::string kind() const override { return "cpu"; }
+  std::vector<DeviceSpec> devices() const override { return {DeviceSpec{0, "cpu", 0}}; }
+  std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec&) const override {
+    return std::make_unique<groth16::CpuBackend>();
+  }
+  MemoryNeeds needs(const CircuitKeys& keys) const override;
+};
+
+// The backend kinds this build can make ("cpu"; "cuda" joins when the CUDA backend lands).
+std::vector<std::string> backend_kinds();
+// Throws EngineError for an unknown kind, naming the known ones.
+std::unique_ptr<BackendProvider> make_backend_provider(std::string_view kind);
+
+}  // namespace snarkpipe::engine

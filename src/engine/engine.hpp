@@ -1,0 +1,186 @@
+// The pipelined proving engine (DESIGN.md §3, issue 8):
+//
+//   submit ─► synthesis queue ─► synthesis workers ─► device queue ─► device workers ─► finalizers ─► result
+//             (scheduler order,   (witness into a     (scheduler     (start() under the  (finish + verify,
+//              host budget)        pooled buffer)      order)          device's lock)      outside the lock)
+//
+// - Scheduling (scheduler.hpp): CRITICAL > HIGH > NORMAL > LOW, FIFO within a priority, a
+//   job's partitions in order; both queues use that order, so a more urgent job overtakes
+//   queued partitions but never a running one.
+// - Memory: a partition is admitted to synthesis only when its witness buffer and the
+//   backend's host working memory fit the host budget; both stay reserved until its start()
+//   returns, so an admitted partition can always finish (no deadlock), and the budget is
+//   never exceeded. Device memory is reserved per start() (and once per resident circuit).
+// - Devices: each device has workers_per_device workers with their own backend and one lock
+//   around start() only; all devices take partitions from the same queue, so a job's
+//   partitions spread across devices.
+// - Failures: a witness that fails (or does not satisfy the circuit) fails its job, once,
+//   with the cause. A device error (start() throws anything but ProverError, or a proof that
+//   does not verify) retries the partition up to max_retries times; a device failing
+//   device_failure_limit times in a row is taken out of service (and says so in the log).
+//   No proof is returned unverified.
+// - Cancellation: queued partitions disappear at once, running ones stop after their
+//   current stage; their buffers and reservations return.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/backend_factory.hpp"
+#include "engine/buffer_pool.hpp"
+#include "engine/circuit_store.hpp"
+#include "engine/config.hpp"
+#include "engine/job.hpp"
+#include "engine/memory_budget.hpp"
+#include "engine/scheduler.hpp"
+#include "engine/timeline.hpp"
+
+namespace snarkpipe::engine {
+
+struct DeviceStatus {
+  int index = 0;  // the backend's device number
+  std::string name;
+  bool in_service = true;
+  std::string out_of_service_reason;
+  std::size_t workers = 0;
+  std::uint64_t memory_budget = 0, memory_peak = 0;
+  std::size_t partitions_proved = 0, failures = 0;
+};
+
+struct EngineStats {
+  std::uint64_t host_budget = 0, host_used = 0, host_peak = 0;
+  std::vector<DeviceStatus> devices;  // by device slot (the timeline's device numbers)
+  std::size_t buffers_created = 0, buffers_reused = 0, buffers_idle = 0;
+  std::size_t partitions_proved = 0, partitions_retried = 0, verification_failures = 0;
+};
+
+using LogSink = std::function<void(const std::string&)>;
+
+class Engine {
+ public:
+  // Starts the workers. Throws EngineError when the configuration names devices the backend
+  // does not have, or leaves no device. `log` receives notable events (a device taken out
+  // of service, retries); by default they go to stderr.
+  Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, LogSink log = {});
+  // Cancels what is still running ("the engine shut down") and joins every worker.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Register circuit types here before submitting jobs for them.
+  CircuitStore& circuits() { return store_; }
+
+  // Queues a request and returns its job; the same idempotency key returns the same job.
+  // Loads the circuit's keys first if they are not resident (this call then takes as long).
+  // Throws EngineError for a request that cannot run (see job.hpp).
+  JobId submit(ProofRequest request);
+  // True when the job was queued or running and is now cancelled.
+  bool cancel(JobId id);
+  JobState state(JobId id) const;
+  // Blocks until the job is done, failed or cancelled. Throws EngineError for an unknown id.
+  JobResult wait(JobId id);
+  std::optional<JobResult> wait_for(JobId id, std::chrono::milliseconds timeout);
+  // Drops a finished job (and its idempotency key); false when it is not finished.
+  bool forget(JobId id);
+
+  TimelineSnapshot timeline() const { return timeline_.snapshot(); }
+  EngineStats stats() const;
+  const EngineConfig& config() const { return config_; }
+
+ private:
+  struct Job {
+    JobId id = 0;
+    ProofRequest request;
+    std::shared_ptr<const CircuitKeys> keys;
+    MemoryNeeds needs;
+    JobState state = JobState::QUEUED;
+    std::string error;
+    std::vector<std::optional<groth16::Proof>> proofs;
+    std::size_t proved = 0;
+    std::size_t in_flight = 0;  // partitions admitted to synthesis and not settled yet
+    bool pinned = false;
+    std::vector<unsigned> device_failures;  // per partition
+  };
+  // A synthesized partition waiting for a device, holding its buffer and host reservation.
+  struct Ready {
+    WitnessBufferPool::Handle buffer;
+    std::uint64_t working = 0;
+  };
+  struct PendingRelease {
+    std::shared_ptr<const CircuitKeys> keys;
+    std::uint64_t seq = 0;
+    std::size_t workers_left = 0;
+  };
+  struct Device {
+    DeviceSpec spec;
+    std::unique_ptr<MemoryBudget> memory;
+    std::mutex start_lock;  // held around start() only
+    bool in_service = true;
+    std::string reason;
+    unsigned consecutive_failures = 0;
+    std::size_t proved = 0, failures = 0, live_workers = 0;
+    std::map<const CircuitKeys*, std::uint64_t> resident;  // keys whose device memory is charged
+    std::deque<PendingRelease> releases;                   // evicted keys to release_key() per worker
+    std::uint64_t release_seq = 0;
+    std::vector<std::thread> threads;
+  };
+  struct Finish {
+    PartitionKey key;
+    int device = 0;
+    groth16::ProofParts parts;
+    std::vector<ff::Fr> public_inputs;
+    std::shared_ptr<const CircuitKeys> keys;
+  };
+
+  // The worker loops (synthesis_pool.cpp, prover_workers.cpp). Every helper below runs
+  // with mu_ held.
+  void synthesis_worker();
+  void device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBackend> backend);
+  void finalizer_worker();
+  bool device_can_take(const Device& d) const;
+  std::uint64_t device_need(const Device& d, const Job& job) const;
+  void device_failed(Device& d, const std::string& what);
+  void take_out_of_service(Device& d, const std::string& why);
+  void wake();
+  void finish_job(Job& job, JobState state, const std::string& error);
+  void release_ready(Ready& r);
+  void settle(Job& job);  // a partition left the pipeline
+  void evicted(std::vector<std::shared_ptr<const CircuitKeys>> keys);
+  JobResult result_of(const Job& job) const;
+
+  const EngineConfig config_;
+  const std::shared_ptr<BackendProvider> backend_;
+  const LogSink log_;
+  Timeline timeline_;
+  MemoryBudget host_;
+  CircuitStore store_;
+  WitnessBufferPool pool_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::uint64_t epoch_ = 0;  // bumped by wake(): anything that may unblock a waiting worker
+  bool stopping_ = false;
+  JobId next_id_ = 1;
+  std::map<JobId, std::unique_ptr<Job>> jobs_;
+  std::map<std::string, JobId> keys_;
+  PartitionQueue<char> synth_;
+  PartitionQueue<Ready> ready_;
+  std::deque<Finish> finishing_;
+  std::size_t synthesizing_ = 0;  // partitions in a synthesis worker now
+  std::size_t lookahead_ = 0;     // most partitions synthesizing or waiting for a device
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::size_t retried_ = 0, verification_failures_ = 0, proved_ = 0;
+
+  std::vector<std::thread> synthesis_threads_, finalizer_threads_;
+};
+
+}  // namespace snarkpipe::engine

@@ -1,0 +1,96 @@
+// The synthesis workers: admit the next partition in scheduling order when its memory fits
+// the host budget (else wait: backpressure), generate its witness into a pooled buffer
+// outside the lock, check it, and queue it for a device.
+#include "circuit/spmv.hpp"
+#include "engine/engine.hpp"
+
+namespace snarkpipe::engine {
+
+void Engine::synthesis_worker() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stopping_ || !synth_.empty(); });
+    if (stopping_) return;
+
+    // Lookahead: no more partitions synthesized ahead of the devices than configured, so
+    // memory is not spent on witnesses that would only wait, and a more urgent job that
+    // arrives finds few partitions before it.
+    if (ready_.size() + synthesizing_ >= lookahead_) {
+      const std::uint64_t seen = epoch_;
+      cv_.wait(lock, [&] { return stopping_ || epoch_ != seen; });
+      continue;
+    }
+    const PartitionKey key = synth_.front();
+    Job& job = *jobs_.at(key.job);
+    const circuit::R1cs& r1cs = job.keys->r1cs;
+    const std::uint64_t working = job.needs.host_per_partition;
+    // Admission: the working memory, then the witness buffer (an idle one when it fits).
+    WitnessBufferPool::Handle buffer;
+    const bool have_working = host_.try_reserve(working);
+    if (have_working) buffer = pool_.try_acquire(r1cs.num_inputs, r1cs.num_aux);
+    if (!buffer) {
+      if (have_working) host_.release(working);
+      // Idle buffers this partition cannot use may hold the bytes: free them (outside the
+      // lock), else wait until something is released. The head of the queue waits; nothing
+      // overtakes it.
+      auto freed = pool_.trim(working + WitnessBufferPool::bytes_for(r1cs.num_inputs, r1cs.num_aux), r1cs.num_inputs,
+                              r1cs.num_aux);
+      if (freed.empty()) {
+        const std::uint64_t seen = epoch_;
+        cv_.wait(lock, [&] { return stopping_ || epoch_ != seen; });
+      } else {
+        lock.unlock();
+        freed.clear();
+        lock.lock();
+      }
+      continue;
+    }
+    synth_.pop();
+    ++job.in_flight;
+    ++synthesizing_;
+    if (job.state == JobState::QUEUED) job.state = JobState::RUNNING;
+    const WitnessSource& source = job.request.witness;
+    const std::shared_ptr<const CircuitKeys> keys = job.keys;
+    lock.unlock();
+
+    timeline_.record(key.job, key.partition, Stage::SYNTH_START);
+    std::string error;
+    const std::string where = "partition " + std::to_string(key.partition) + ": ";
+    try {
+      source(key.partition, buffer->witness);
+      const groth16::Witness& w = buffer->witness;
+      if (w.inputs.size() != r1cs.num_inputs || w.aux.size() != r1cs.num_aux) {
+        error = where + "the witness has " + std::to_string(w.inputs.size()) + " inputs and " +
+                std::to_string(w.aux.size()) + " aux values; circuit '" + keys->type + "' has " +
+                std::to_string(r1cs.num_inputs) + " and " + std::to_string(r1cs.num_aux);
+      } else if (!w.inputs[0].is_one()) {
+        error = where + "the witness's first input is not the constant ONE";
+      } else if (!pool_.recharge(*buffer)) {
+        error = where + "the witness source grew its buffer beyond what the memory budget holds";
+      } else if (config_.check_witness) {
+        const circuit::Satisfaction sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
+        if (!sat) error = where + "the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row);
+      }
+    } catch (const std::exception& e) {
+      error = where + "witness generation failed: " + e.what();
+    }
+    timeline_.record(key.job, key.partition, Stage::SYNTH_END);
+
+    lock.lock();
+    --synthesizing_;
+    if (is_terminal(job.state) || !error.empty()) {
+      pool_.give_back(std::move(buffer));
+      host_.release(working);
+      --job.in_flight;
+      if (!error.empty()) finish_job(job, JobState::FAILED, error);
+      settle(job);
+      wake();
+      continue;
+    }
+    ready_.push(key, Ready{std::move(buffer), working});
+    timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
+    wake();
+  }
+}
+
+}  // namespace snarkpipe::engine

@@ -1,0 +1,452 @@
+// The engine end to end on tiny circuits: every proof verified, priorities and FIFO order,
+// cancellation, failure injection (witness errors, device errors, wrong proofs), the memory
+// budgets under backpressure, idempotency keys, the device lock, and the timeline.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "engine/engine.hpp"
+#include "engine/waterfall.hpp"
+#include "engine_fixture.hpp"
+#include "groth16/verifier.hpp"
+
+using namespace snarkpipe;
+using namespace snarkpipe::engine;
+using snarkpipe::testing::Fault;
+
+namespace {
+
+constexpr std::uint64_t MiB = 1 << 20;
+
+EngineConfig small_config(std::size_t synthesis_workers = 2, std::size_t workers_per_device = 2) {
+  EngineConfig c = EngineConfig::defaults(MachineFacts{2, 4096 * MiB});
+  c.synthesis_workers = synthesis_workers;
+  c.workers_per_device = workers_per_device;
+  c.finalizer_workers = 1;
+  c.host_budget = 512 * MiB;
+  return c;
+}
+
+class Harness {
+ public:
+  explicit Harness(const char* name) : circuit(test_seed(name)) {
+    groth16::Witness w;
+    synthesize_into(*circuit.circuit, w);
+    publics.assign(w.inputs.begin() + 1, w.inputs.end());
+  }
+  void start(EngineConfig config, std::shared_ptr<BackendProvider> provider) {
+    engine = std::make_unique<Engine>(std::move(config), std::move(provider), [this](const std::string& line) {
+      std::lock_guard lock(log_mu);
+      log.push_back(line);
+    });
+    engine->circuits().add("tiny", [k = circuit.keys] { return k; });
+  }
+  void start_cpu(EngineConfig config) { start(std::move(config), std::make_shared<CpuBackendProvider>()); }
+  void start_scripted(EngineConfig config, int devices = 1, MemoryNeeds device_needs = {}, std::uint64_t memory = 0,
+                      bool host_working = true) {
+    start(std::move(config),
+          std::make_shared<snarkpipe::testing::ScriptedProvider>(devices, memory, device_needs, script, host_working));
+  }
+  ProofRequest request(std::size_t partitions, Priority p = Priority::NORMAL, std::string key = "") const {
+    return {"tiny", circuit.source(), partitions, p, std::move(key)};
+  }
+  // The result is DONE with `partitions` proofs, each of which verifies on its own.
+  void expect_proved(const JobResult& r, std::size_t partitions) const {
+    ASSERT_EQ(r.state, JobState::DONE) << r.error;
+    ASSERT_EQ(r.proofs.size(), partitions);
+    EXPECT_EQ(r.bytes().size(), partitions * groth16::Proof::BYTES);
+    for (const auto& p : r.proofs) EXPECT_TRUE(groth16::verify(circuit.keys->pvk, p, publics));
+  }
+  bool logged(const std::string& needle) {
+    std::lock_guard lock(log_mu);
+    return std::any_of(log.begin(), log.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  }
+  // Waits until every pooled buffer is back (running partitions of cancelled jobs settle).
+  void until_quiet() {
+    for (int i = 0; i < 2000; ++i) {
+      const EngineStats s = engine->stats();
+      if (s.buffers_idle == s.buffers_created &&
+          s.host_used == engine->circuits().resident_bytes() + idle_buffer_bytes(s))
+        return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    FAIL() << "the engine did not settle";
+  }
+  std::uint64_t idle_buffer_bytes(const EngineStats& s) const {
+    const auto& r = circuit.keys->r1cs;
+    return s.buffers_idle * WitnessBufferPool::bytes_for(r.num_inputs, r.num_aux);
+  }
+
+  snarkpipe::testing::TinyCircuit circuit;
+  std::vector<ff::Fr> publics;
+  std::shared_ptr<snarkpipe::testing::BackendScript> script = std::make_shared<snarkpipe::testing::BackendScript>();
+  std::mutex log_mu;
+  std::vector<std::string> log;
+  std::unique_ptr<Engine> engine;
+};
+
+// The partitions' SYNTH_START events in time order, as (job, partition).
+std::vector<std::pair<JobId, std::uint32_t>> synthesis_order(const TimelineSnapshot& tl) {
+  std::vector<std::pair<JobId, std::uint32_t>> order;
+  for (const auto& e : tl.events)
+    if (e.stage == Stage::SYNTH_START) order.emplace_back(e.job, e.partition);
+  return order;
+}
+
+}  // namespace
+
+TEST(Engine, ProvesJobsAndTheTimelineShowsEveryStage) {
+  Harness h("Engine.Proves");
+  h.start_cpu(small_config());
+  std::vector<JobId> ids;
+  for (auto p : {Priority::LOW, Priority::NORMAL, Priority::HIGH}) ids.push_back(h.engine->submit(h.request(3, p)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 3);
+
+  const TimelineSnapshot tl = h.engine->timeline();
+  // Exactly one bar per partition and stage, and the stages in time order.
+  std::map<std::pair<JobId, std::uint32_t>, std::map<BarKind, Bar>> by_partition;
+  for (const Bar& b : tl.bars()) {
+    auto& kinds = by_partition[{b.job, b.partition}];
+    EXPECT_TRUE(kinds.emplace(b.kind, b).second) << "two " << bar_name(b.kind) << " bars for job " << b.job;
+    EXPECT_LE(b.start, b.end);
+  }
+  ASSERT_EQ(by_partition.size(), 9u);
+  for (const auto& [part, kinds] : by_partition) {
+    ASSERT_EQ(kinds.size(), 4u);
+    EXPECT_LE(kinds.at(BarKind::SYNTH).end, kinds.at(BarKind::QUEUE).start);
+    EXPECT_LE(kinds.at(BarKind::QUEUE).end, kinds.at(BarKind::GPU).start);
+    EXPECT_LE(kinds.at(BarKind::GPU).end, kinds.at(BarKind::FINISH).start);
+    EXPECT_EQ(kinds.at(BarKind::GPU).device, 0);
+  }
+  const auto totals = tl.totals();
+  ASSERT_EQ(totals.size(), 3u);
+  for (const auto& t : totals) {
+    EXPECT_EQ(t.state, JobState::DONE);
+    EXPECT_GT(t.gpu, 0);
+    EXPECT_GE(t.latency, t.gpu / 3);  // three partitions' device time, serialized by the lock
+  }
+  // The waterfall: one rect per bar, in time order, with the job and partition on each.
+  const std::string html = waterfall_html(tl, "test");
+  const std::regex rect(R"re(<rect class="bar (\w+)" data-job="(\d+)" data-partition="(\d+)" data-start="([0-9.]+)")re");
+  std::map<std::string, int> count;
+  double last = -1;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), rect); it != std::sregex_iterator(); ++it) {
+    ++count[(*it)[1]];
+    const double start = std::stod((*it)[4]);
+    EXPECT_GE(start, last);
+    last = start;
+  }
+  for (const char* kind : {"synth", "queue", "gpu", "finish"}) EXPECT_EQ(count[kind], 9) << kind;
+  // Buffers were reused, not allocated per partition.
+  const EngineStats s = h.engine->stats();
+  EXPECT_LT(s.buffers_created, 9u);
+  EXPECT_GT(s.buffers_reused, 0u);
+  EXPECT_EQ(s.partitions_proved, 9u);
+}
+
+TEST(Engine, PriorityOrderAndFifoWithinAPriority) {
+  Harness h("Engine.Priorities");
+  h.start_cpu(small_config(1));
+  // Job 1's first partition holds the only synthesis worker while the others queue.
+  snarkpipe::testing::Gate gate;
+  ProofRequest first = h.request(2);
+  first.witness = [&, src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    if (k == 0) gate.wait();
+    src(k, w);
+  };
+  const JobId j1 = h.engine->submit(std::move(first));
+  gate.until_waiting();
+  const JobId low = h.engine->submit(h.request(2, Priority::LOW));
+  const JobId normal = h.engine->submit(h.request(2, Priority::NORMAL));
+  const JobId critical = h.engine->submit(h.request(2, Priority::CRITICAL));
+  const JobId normal2 = h.engine->submit(h.request(1, Priority::NORMAL));
+  const JobId high = h.engine->submit(h.request(1, Priority::HIGH));
+  gate.open();
+  for (JobId id : {j1, low, normal, critical, normal2, high}) ASSERT_EQ(h.engine->wait(id).state, JobState::DONE);
+  const std::vector<std::pair<JobId, std::uint32_t>> expected = {
+      {j1, 0},                             // was running: never preempted
+      {critical, 0}, {critical, 1},        // then by priority
+      {high, 0},
+      {j1, 1}, {normal, 0}, {normal, 1},   // NORMAL: older jobs first, partitions in order
+      {normal2, 0},
+      {low, 0}, {low, 1}};
+  EXPECT_EQ(synthesis_order(h.engine->timeline()), expected);
+}
+
+TEST(Engine, CancelledQueuedJobDisappears) {
+  Harness h("Engine.CancelQueued");
+  h.start_cpu(small_config(1));
+  snarkpipe::testing::Gate gate;
+  ProofRequest first = h.request(1);
+  first.witness = [&, src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    gate.wait();
+    src(k, w);
+  };
+  const JobId j1 = h.engine->submit(std::move(first));
+  gate.until_waiting();
+  const JobId queued = h.engine->submit(h.request(3));
+  EXPECT_TRUE(h.engine->cancel(queued));
+  EXPECT_FALSE(h.engine->cancel(queued));  // once
+  const JobResult r = h.engine->wait(queued);
+  EXPECT_EQ(r.state, JobState::CANCELLED);
+  EXPECT_TRUE(r.proofs.empty());
+  gate.open();
+  h.expect_proved(h.engine->wait(j1), 1);
+  h.until_quiet();
+  for (const auto& e : h.engine->timeline().events) EXPECT_NE(e.job, queued) << stage_name(e.stage);
+}
+
+TEST(Engine, CancelledRunningJobStopsBeforeItsNextPartition) {
+  Harness h("Engine.CancelRunning");
+  h.start_cpu(small_config(1));
+  snarkpipe::testing::Gate gate;
+  ProofRequest req = h.request(4);
+  req.witness = [&, src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    if (k == 1) gate.wait();
+    src(k, w);
+  };
+  const JobId id = h.engine->submit(std::move(req));
+  gate.until_waiting();  // partition 0 is through synthesis, partition 1 in it
+  EXPECT_EQ(h.engine->state(id), JobState::RUNNING);
+  EXPECT_TRUE(h.engine->cancel(id));
+  gate.open();
+  EXPECT_EQ(h.engine->wait(id).state, JobState::CANCELLED);
+  h.until_quiet();  // every buffer back in the pool, only residents and idle buffers charged
+  const TimelineSnapshot tl = h.engine->timeline();
+  for (const auto& e : tl.events) {
+    EXPECT_LT(e.partition, 2u) << "partition " << e.partition << " started after the cancellation";
+    if (e.partition == 1) {
+      EXPECT_TRUE(e.stage == Stage::SYNTH_START || e.stage == Stage::SYNTH_END) << stage_name(e.stage);
+    }
+  }
+  // The engine goes on with the next job.
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(1))), 1);
+}
+
+TEST(Engine, WitnessErrorsFailOnlyTheirJobOnceWithTheCause) {
+  Harness h("Engine.WitnessErrors");
+  h.start_cpu(small_config(2));
+  ProofRequest throwing = h.request(3);
+  throwing.witness = [src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    if (k > 0) throw std::runtime_error("boom " + std::to_string(k));
+    src(k, w);
+  };
+  ProofRequest unsatisfied = h.request(2);
+  unsatisfied.witness = [src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    src(k, w);
+    w.aux.back() += ff::Fr::from_u64(2);  // no longer a bit, nor the product it was
+  };
+  ProofRequest short_witness = h.request(1);
+  short_witness.witness = [src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    src(k, w);
+    w.aux.pop_back();
+  };
+  const JobId bad = h.engine->submit(std::move(throwing));
+  const JobId good = h.engine->submit(h.request(2));
+  const JobId unsat = h.engine->submit(std::move(unsatisfied));
+  const JobId shortw = h.engine->submit(std::move(short_witness));
+  const JobResult r = h.engine->wait(bad);
+  EXPECT_EQ(r.state, JobState::FAILED);
+  EXPECT_TRUE(std::regex_search(r.error, std::regex("^partition [12]: witness generation failed: boom [12]$"))) << r.error;
+  const JobResult u = h.engine->wait(unsat);
+  EXPECT_EQ(u.state, JobState::FAILED);
+  EXPECT_NE(u.error.find("does not satisfy constraint"), std::string::npos) << u.error;
+  const JobResult s = h.engine->wait(shortw);
+  EXPECT_EQ(s.state, JobState::FAILED);
+  EXPECT_NE(s.error.find("aux values"), std::string::npos) << s.error;
+  h.expect_proved(h.engine->wait(good), 2);
+  h.until_quiet();
+  // The failure is recorded once, with the cause the result gives.
+  for (const auto& j : h.engine->timeline().jobs)
+    if (j.job == bad) {
+      EXPECT_EQ(j.error, r.error);
+    }
+}
+
+TEST(Engine, DeviceErrorsAreRetried) {
+  Harness h("Engine.Retries");
+  h.script->fault = [](int, int call) { return call < 2 ? Fault::THROW : Fault::NONE; };
+  h.start_scripted(small_config());
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
+  const EngineStats s = h.engine->stats();
+  EXPECT_EQ(s.partitions_retried, 2u);
+  EXPECT_EQ(s.devices[0].failures, 2u);
+  EXPECT_TRUE(s.devices[0].in_service);  // 2 < 3 consecutive failures
+  EXPECT_TRUE(h.logged("injected device fault"));
+}
+
+TEST(Engine, FailingDeviceIsTakenOutOfServiceWhileTheOthersGoOn) {
+  Harness h("Engine.OutOfService");
+  h.script->fault = [](int device, int) { return device == 0 ? Fault::THROW : Fault::NONE; };
+  EngineConfig c = small_config();
+  c.device_failure_limit = 2;
+  c.max_retries = 5;
+  h.start_scripted(c, 2);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.engine->submit(h.request(2)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 2);
+  const EngineStats s = h.engine->stats();
+  EXPECT_FALSE(s.devices[0].in_service);
+  EXPECT_NE(s.devices[0].out_of_service_reason.find("2 consecutive failures"), std::string::npos);
+  EXPECT_TRUE(s.devices[1].in_service);
+  EXPECT_EQ(s.devices[1].partitions_proved, 8u);
+  EXPECT_TRUE(h.logged("device 0 (fake0) taken out of service"));
+}
+
+TEST(Engine, NoDeviceLeftFailsTheJobsAndRefusesNewOnes) {
+  Harness h("Engine.NoDevice");
+  h.script->fault = [](int, int) { return Fault::THROW; };
+  EngineConfig c = small_config();
+  c.device_failure_limit = 2;
+  c.max_retries = 10;
+  h.start_scripted(c, 2);
+  const JobResult r = h.engine->wait(h.engine->submit(h.request(2)));
+  EXPECT_EQ(r.state, JobState::FAILED);
+  EXPECT_NE(r.error.find("no device in service"), std::string::npos) << r.error;
+  EXPECT_THROW(h.engine->submit(h.request(1)), EngineError);
+}
+
+TEST(Engine, ProverErrorIsThePartitionsNotTheDevices) {
+  Harness h("Engine.ProverError");
+  h.script->fault = [](int, int call) { return call == 0 ? Fault::BAD_INPUT : Fault::NONE; };
+  h.start_scripted(small_config(1, 1));
+  const JobResult r = h.engine->wait(h.engine->submit(h.request(1)));
+  EXPECT_EQ(r.state, JobState::FAILED);
+  EXPECT_EQ(r.error, "partition 0: injected bad input");
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(1))), 1);
+  EXPECT_EQ(h.engine->stats().partitions_retried, 0u);
+}
+
+TEST(Engine, AProofThatDoesNotVerifyIsNeverReturned) {
+  Harness h("Engine.WrongParts");
+  // Once wrong: the partition is proved again.
+  h.script->fault = [](int, int call) { return call == 0 ? Fault::WRONG_PARTS : Fault::NONE; };
+  h.start_scripted(small_config());
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
+  EXPECT_EQ(h.engine->stats().verification_failures, 1u);
+
+  // Always wrong: an error, never a result.
+  Harness always("Engine.WrongPartsAlways");
+  always.script->fault = [](int, int) { return Fault::WRONG_PARTS; };
+  EngineConfig c = small_config();
+  c.max_retries = 1;
+  c.device_failure_limit = 100;
+  always.start_scripted(c);
+  const JobResult r = always.engine->wait(always.engine->submit(always.request(1)));
+  EXPECT_EQ(r.state, JobState::FAILED);
+  EXPECT_TRUE(r.proofs.empty());
+  EXPECT_NE(r.error.find("the proof does not verify"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("after 2 attempts"), std::string::npos) << r.error;
+}
+
+TEST(Engine, MemoryBudgetsAreNeverExceeded) {
+  Harness h("Engine.Budget");
+  const auto& keys = *h.circuit.keys;
+  const std::uint64_t per_partition = WitnessBufferPool::bytes_for(keys.r1cs.num_inputs, keys.r1cs.num_aux) +
+                                      CpuBackendProvider().needs(keys).host_per_partition;
+  EngineConfig c = small_config(3, 4);
+  // Room for the resident keys and two partitions in flight, not three.
+  c.host_budget = keys.host_bytes() + 2 * per_partition + per_partition / 2;
+  // Device memory: the resident keys and two partitions at once.
+  const MemoryNeeds device{0, 1000, 5000};
+  c.device_budget = 5000 + 2 * 1000 + 500;
+  h.start_scripted(c, 1, device, 1 << 20);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.engine->submit(h.request(3)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 3);
+
+  const EngineStats s = h.engine->stats();
+  EXPECT_LE(s.host_peak, s.host_budget);
+  EXPECT_LE(s.devices[0].memory_peak, s.devices[0].memory_budget);
+  EXPECT_GE(s.devices[0].memory_peak, 5000u + 1000u);
+  // Backpressure: never more than two partitions between admission and the end of start().
+  std::vector<std::pair<double, int>> edges;
+  for (const auto& e : h.engine->timeline().events) {
+    if (e.stage == Stage::SYNTH_START) edges.emplace_back(e.t, +1);
+    if (e.stage == Stage::GPU_END) edges.emplace_back(e.t, -1);
+  }
+  std::sort(edges.begin(), edges.end(), [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
+  int in_flight = 0, most = 0;
+  for (const auto& [t, d] : edges) most = std::max(most, in_flight += d);
+  EXPECT_LE(most, 2);
+  EXPECT_EQ(s.buffers_created, 2u);
+
+  // A budget that cannot hold one partition refuses the job with the numbers.
+  Harness tight("Engine.BudgetTooSmall");
+  EngineConfig t = small_config();
+  t.host_budget = keys.host_bytes() + per_partition / 2;
+  tight.start_cpu(t);
+  try {
+    tight.engine->submit(tight.request(1));
+    FAIL() << "expected EngineError";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory budget too small"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Engine, IdempotencyKeysNameOneJob) {
+  Harness h("Engine.Idempotency");
+  h.start_cpu(small_config());
+  const JobId a = h.engine->submit(h.request(1, Priority::NORMAL, "sector-7"));
+  const JobId again = h.engine->submit(h.request(1, Priority::NORMAL, "sector-7"));
+  const JobId b = h.engine->submit(h.request(1, Priority::NORMAL, "sector-8"));
+  const JobId unkeyed1 = h.engine->submit(h.request(1));
+  const JobId unkeyed2 = h.engine->submit(h.request(1));
+  EXPECT_EQ(a, again);
+  EXPECT_NE(a, b);
+  EXPECT_NE(unkeyed1, unkeyed2);
+  EXPECT_THROW(h.engine->submit(h.request(2, Priority::NORMAL, "sector-7")), EngineError);  // a different request
+  for (JobId id : {a, b, unkeyed1, unkeyed2}) h.expect_proved(h.engine->wait(id), 1);
+  EXPECT_EQ(h.engine->timeline().jobs.size(), 4u);
+  // Once forgotten, the key names a new job.
+  EXPECT_TRUE(h.engine->forget(a));
+  EXPECT_THROW(h.engine->wait(a), EngineError);
+  const JobId c = h.engine->submit(h.request(1, Priority::NORMAL, "sector-7"));
+  EXPECT_GT(c, unkeyed2);
+  h.expect_proved(h.engine->wait(c), 1);
+  EXPECT_THROW(h.engine->submit({"unknown", h.circuit.source(), 1, Priority::NORMAL, ""}), EngineError);
+}
+
+TEST(Engine, OneStartAtATimePerDevicePartitionsSpreadAcrossDevices) {
+  Harness h("Engine.DeviceLock");
+  h.start_scripted(small_config(2, 3), 2);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(h.engine->submit(h.request(4)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 4);
+  EXPECT_EQ(h.script->max_inside[0].load(), 1);
+  EXPECT_EQ(h.script->max_inside[1].load(), 1);
+  EXPECT_EQ(h.script->calls[0] + h.script->calls[1], 12);
+  EXPECT_GT(h.script->calls[0].load(), 0);
+  EXPECT_GT(h.script->calls[1].load(), 0);
+}
+
+TEST(Engine, IdleCircuitsAreEvictedFromHostAndDeviceMemory) {
+  Harness h("Engine.Eviction");
+  const snarkpipe::testing::TinyCircuit small(h.circuit.seed + 1, 120);
+  const auto& big = *h.circuit.keys;
+  ASSERT_LT(small.keys->host_bytes(), big.host_bytes());
+  EngineConfig c = small_config(3, 2);
+  // As on a GPU, only witnesses take host memory per partition. The big circuit fits with
+  // one partition in flight; the small one with several, whose idle buffers must then be
+  // freed (as well as the small circuit evicted) to load the big one.
+  c.host_budget = big.host_bytes() + WitnessBufferPool::bytes_for(big.r1cs.num_inputs, big.r1cs.num_aux);
+  const MemoryNeeds device{0, 100, 7000};
+  h.start_scripted(c, 1, device, 1 << 20, false);
+  h.engine->circuits().add("small", [k = small.keys] { return k; });
+
+  const JobResult first = h.engine->wait(h.engine->submit({"small", small.source(), 4, Priority::NORMAL, ""}));
+  ASSERT_EQ(first.state, JobState::DONE) << first.error;
+  EXPECT_EQ(h.engine->circuits().resident(), std::vector<std::string>{"small"});
+  EXPECT_GE(h.engine->stats().buffers_idle, 2u);
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
+  EXPECT_EQ(h.engine->circuits().resident(), std::vector<std::string>{"tiny"});
+  // The device copy of the evicted keys is released: its memory, and each worker's backend.
+  for (int i = 0; i < 500 && h.script->releases < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(h.script->releases.load(), 2);
+  const EngineStats s = h.engine->stats();
+  EXPECT_LE(s.host_peak, s.host_budget);
+  EXPECT_LE(s.devices[0].memory_peak, 7000u + 2 * 100u);  // one circuit resident at a time
+  EXPECT_GE(s.devices[0].memory_peak, 7000u + 100u);
+}
