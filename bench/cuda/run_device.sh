@@ -1,19 +1,20 @@
 #!/bin/bash
-# One device call: the GPU tests, then bench_gpu, from binaries built here and carried over
-# (the device image has nvcc and CMake but not the project's Debian dependencies). Usage, in
-# the repository root:
+# One device call: the GPU tests, then `snarkpipe bench gpu`, from binaries built here and
+# carried over (the device image has nvcc and CMake but not the project's Debian
+# dependencies). Usage, in the repository root:
 #   build:  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release
-#           ninja -C build-cuda test_cuda_arith test_cuda_ntt test_cuda_msm bench_gpu
+#           ninja -C build-cuda test_cuda_arith test_cuda_ntt test_cuda_msm test_cuda_prover snarkpipe
 #   pack:   bash bench/cuda/run_device.sh --pack        (→ build-cuda/dist: binaries + libtbb)
 #   run:    device run, carry build-cuda/dist:  bash bench/cuda/run_device.sh
-# Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24),
-# bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take longest), sass.txt.gz.
+# Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24, the NTT and
+# the H computation at 2^27), bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take
+# longest), sass.txt.gz.
 # SKIP_TESTS=1 runs the benchmarks alone.
 set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/bench/cuda/bench_gpu build-cuda/snarkpipe "$DIST/"
+  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/snarkpipe "$DIST/"
   for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3; do
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
@@ -38,11 +39,12 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
   done
 } > "$OUT/tests.log" 2>&1
 grep -E "^===|PASSED|FAILED|SKIPPED" "$OUT/tests.log"
-[ -n "${SKIP_BENCH:-}" ] || timeout 150 "$DIST/bench_gpu" --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 --runs 5 --warmup 1 \
-  --out "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
+# --json sends the per-size lines to stderr (the logs); every size is written to -o as it ends.
+[ -n "${SKIP_BENCH:-}" ] || timeout 180 "$DIST/snarkpipe" bench gpu --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 \
+  --h-poly 27 --runs 5 --warmup 1 --json -o "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
 echo "bench exit $?"
-[ -n "${SKIP_BENCH:-}" ] || timeout 80 "$DIST/bench_gpu" --ntt "" --g1 26,27 --g2 "" --runs 5 --warmup 1 \
-  --out "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
+[ -n "${SKIP_BENCH:-}" ] || timeout 80 "$DIST/snarkpipe" bench gpu --ntt "" --g1 26,27 --g2 "" --h-poly "" --runs 5 \
+  --warmup 1 --json -o "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
 # Whole proofs of PoRep-shape partitions (PROVE_SCALES, e.g. "1/1024 1/16"), GPU setup included.
 for s in ${PROVE_SCALES:-}; do
@@ -51,7 +53,7 @@ for s in ${PROVE_SCALES:-}; do
     --runs "${PROVE_RUNS:-3}" ${PROVE_FLAGS:-} --json -o "$OUT/prove_$tag.json" > /dev/null 2> "$OUT/prove_$tag.log"
   echo "prove $s exit $?"; tail -4 "$OUT/prove_$tag.log"
 done
-cuobjdump -sass "$DIST/bench_gpu" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
+cuobjdump -sass "$DIST/snarkpipe" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
 # Instruction mix of the Fp multiplication throughput kernel (4 chains × mul, unrolled).
 zcat "$OUT/sass.txt.gz" | awk '/Function : .*rate_kernel.*FpParams32EEELi0/ {on=1; next} /Function :/ {on=0} on' |
   grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -12

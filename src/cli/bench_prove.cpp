@@ -100,7 +100,9 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
   std::unique_ptr<groth16::ProverBackend> backend;
   cuda::CudaBackend* gpu = nullptr;
   if (backend_name == "cuda") {
-    auto b = std::make_unique<cuda::CudaBackend>(0);
+    cuda::CudaBackendOptions o;
+    o.residency = cuda::parse_srs_residency(opt.srs_residency);
+    auto b = std::make_unique<cuda::CudaBackend>(o);
     gpu = b.get();
     backend = std::move(b);
   } else {
@@ -185,6 +187,7 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
                         {"key_from_file", key_from_file},
                         {"verified", all_verified}};
   if (opt.compare_cpu) res["equal_to_cpu_backend"] = all_equal;
+  if (gpu) res["srs_residency"] = cuda::to_string(gpu->residency_used());
   rec["results"] = nlohmann::json::array({res});
   if (!all_verified) throw std::runtime_error("a benchmark proof did not verify");
   if (!all_equal) throw std::runtime_error("the backend's proof bytes differ from the CPU backend's");

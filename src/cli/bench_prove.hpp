@@ -13,6 +13,7 @@ struct ProveBenchOptions {
   int runs = 3;                  // timed proofs, after one warm-up proof
   std::string params;            // cache the key here (bellperson .params): read if present, else written
   bool compare_cpu = false;      // also prove with the CPU backend and require equal proof bytes
+  std::string srs_residency = "auto";  // cuda: vram | host | auto
 };
 
 // The JSON record (machine, command, results) of the run; throws on any failure, including a

@@ -192,6 +192,10 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_option("--backend", synthetic->backend, "With --circuit synthetic: cpu, cuda, or auto (cuda when a GPU is usable)")
         ->capture_default_str();
     c->add_option("--params", synthetic->params, "With --circuit synthetic: key cache (bellperson .params): read if it exists, else set up and written");
+    c->add_option("--srs-residency", synthetic->srs_residency,
+                  "With --backend cuda: where the proving key lives: vram (copied once to the GPU), host (pinned in "
+                  "host memory, streamed to the GPU in pieces by every proof), auto (vram when it fits)")
+        ->capture_default_str();
     c->add_flag("--compare-cpu", synthetic->compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
     c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
     c->add_option("--wtns", *wtns, "The witness")->check(CLI::ExistingFile);
@@ -207,7 +211,8 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                           throw std::invalid_argument("--circuit: only 'synthetic' is supported here (got '" + *circuit + "')");
                         synthetic->runs = *runs;
                         const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + synthetic->scale +
-                                                " --backend " + synthetic->backend + " --runs " + std::to_string(*runs) +
+                                                " --backend " + synthetic->backend + " --srs-residency " +
+                                                synthetic->srs_residency + " --runs " + std::to_string(*runs) +
                                                 (synthetic->compare_cpu ? " --compare-cpu" : "");
                         nlohmann::json rec = run_prove_bench(*synthetic, cmd);
                         if (!note->empty()) rec["note"] = *note;

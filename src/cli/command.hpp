@@ -19,5 +19,6 @@ std::vector<Command> register_bench_commands(CLI::App& app);
 std::vector<Command> register_synthetic_commands(CLI::App& app);  // cmd_synthetic.cpp
 std::vector<Command> register_workload_commands(CLI::App& app);   // cmd_workload.cpp
 std::vector<Command> register_engine_commands(CLI::App& app);     // cmd_engine.cpp
+std::vector<Command> register_gpu_bench_commands(CLI::App& app);  // cmd_bench_gpu.cpp
 
 }  // namespace snarkpipe::cli

@@ -25,6 +25,7 @@ Examples:
   snarkpipe inspect m.params
   snarkpipe selftest                               check the arithmetic against known answers
   snarkpipe bench cpu --json                       time the CPU arithmetic
+  snarkpipe bench gpu --json                       time the GPU's MSM, NTT and H computation
 )";
 
 }  // namespace
@@ -35,8 +36,9 @@ int main(int argc, char** argv) {
   app.footer("Run `snarkpipe <command> --help` for a command's options. Docs: README.md.");
 
   std::vector<snarkpipe::cli::Command> commands = snarkpipe::cli::register_groth16_commands(app);
-  for (auto* group : {snarkpipe::cli::register_bench_commands, snarkpipe::cli::register_synthetic_commands,
-                      snarkpipe::cli::register_workload_commands, snarkpipe::cli::register_engine_commands})
+  for (auto* group : {snarkpipe::cli::register_bench_commands, snarkpipe::cli::register_gpu_bench_commands,
+                      snarkpipe::cli::register_synthetic_commands, snarkpipe::cli::register_workload_commands,
+                      snarkpipe::cli::register_engine_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
   bool verbose = false;

@@ -62,6 +62,9 @@ class GpuMsm {
 
   std::size_t size() const;
   Affine* device_bases();
+  // From now on the MSM reads n bases from the caller's device memory (a piece of a key
+  // streamed from host memory), which must stay valid and unchanged during each call.
+  void use_external_bases(const Affine* d_bases, std::size_t n);
 
   // Σ scalars[i]·bases[i] over the first scalars.size() bases; std::invalid_argument when
   // there are more scalars than bases.

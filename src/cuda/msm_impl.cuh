@@ -51,6 +51,13 @@ constexpr uint32_t FAN_IN = 8;
 // bucket sums plus running sums ≈ 7 additions' time per bucket).
 constexpr double BUCKET_COST = 7.0;
 constexpr unsigned POINT_THREADS = 128;
+// Blocks per SM the accumulation asks ptxas to fit. G1's kernel takes 128 registers (4
+// blocks of 128 threads per SM); G2's took 255 (2 blocks, too few warps to hide the carry
+// chains' latency), so it is held to 168 (3 blocks), spilling a little.
+template <class F>
+constexpr int ACCUMULATE_MIN_BLOCKS = 1;
+template <>
+constexpr int ACCUMULATE_MIN_BLOCKS<fp2_t> = 3;
 
 unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
 
@@ -124,7 +131,7 @@ __global__ void piece_count_kernel(const uint32_t* __restrict__ start, const uin
 // each bucket's piece inside the chunk goes to that bucket's slot offsets[b] + (chunk −
 // first chunk of b), so the pieces of one bucket are contiguous and in key order.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) accumulate_kernel(
+__global__ void __launch_bounds__(POINT_THREADS, ACCUMULATE_MIN_BLOCKS<F>) accumulate_kernel(
     const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
     const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets, const affine_t<F>* __restrict__ bases,
     xyzz_t<F>* __restrict__ partials) {
@@ -271,8 +278,11 @@ struct GpuMsm<C>::Impl {
   cudaStream_t stream = nullptr;
   bool own_stream = false;
   DeviceBuffer bases;
+  const void* external = nullptr;  // use_external_bases: the caller's device memory instead
   PinnedBuffer staging;
   GpuMsmTimings timings;
+
+  const void* base_ptr() const { return external ? external : bases.data(); }
 
   Impl(std::size_t count, int dev) : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
@@ -315,6 +325,12 @@ template <class C>
 std::size_t GpuMsm<C>::size() const {
   return impl_->n;
 }
+template <class C>
+void GpuMsm<C>::use_external_bases(const Affine* d_bases, std::size_t n) {
+  impl_->external = d_bases;
+  impl_->n = n;
+}
+
 template <class C>
 typename GpuMsm<C>::Affine* GpuMsm<C>::device_bases() {
   return impl_->bases.template as<Affine>();
@@ -371,7 +387,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::sum_device(const uint32_t* d_index, std:
   DeviceBuffer a = m.pool.acquire(std::size_t(count) * sizeof(P));
   DeviceBuffer b = m.pool.acquire(std::size_t(blocks_for(count, GROUP)) * sizeof(P));
   indexed_sum_kernel<F><<<blocks_for(count, POINT_THREADS), POINT_THREADS, 0, st>>>(
-      d_index, uint32_t(n), reinterpret_cast<const affine_t<F>*>(m.bases.data()), a.as<P>());
+      d_index, uint32_t(n), static_cast<const affine_t<F>*>(m.base_ptr()), a.as<P>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   P* in = a.as<P>();
   P* out = b.as<P>();
@@ -452,7 +468,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
   accumulate_kernel<F><<<blocks_for(blocks_for(total, SEGMENT), POINT_THREADS), POINT_THREADS, 0, st>>>(
       keys.Current(), vals.Current(), total, B, start.as<uint32_t>(), offsets.as<uint32_t>(),
-      reinterpret_cast<const affine_t<F>*>(m.bases.data()) + base_offset, partials.as<P>());
+      static_cast<const affine_t<F>*>(m.base_ptr()) + base_offset, partials.as<P>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 

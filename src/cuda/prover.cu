@@ -123,9 +123,19 @@ struct DeviceCircuit {
   std::size_t n_a = 0, n_b = 0;
 };
 
+// A key on the device (vram: the five MSMs with their bases resident) or left in host memory
+// (host: the queries' memory pinned in place, unpinned when the key is released).
 struct DeviceKey {
+  SrsResidency residency = SrsResidency::vram;
   std::unique_ptr<GpuMsmG1> h, l, a, b_g1;
   std::unique_ptr<GpuMsmG2> b_g2;
+  std::vector<void*> registered;
+  DeviceKey() = default;
+  DeviceKey(DeviceKey&& o) noexcept = default;
+  DeviceKey& operator=(DeviceKey&&) = delete;
+  ~DeviceKey() {
+    for (void* p : registered) cudaHostUnregister(p);
+  }
 };
 
 // z indices: every input, then aux j (column num_inputs + j) where the density bit is set;
@@ -164,7 +174,20 @@ struct CudaBackend::Impl {
   cudaEvent_t ntt_ready = nullptr, ntt_done = nullptr;
   std::mutex mu;  // one proof at a time per backend (the engine holds one backend per worker)
 
-  explicit Impl(int dev) : device(dev), pool(dev) {
+  CudaBackendOptions options;
+  SrsResidency used = SrsResidency::vram;
+  // Host residency: a copy stream, two piece buffers, and MSMs that read them.
+  cudaStream_t copy_stream = nullptr;
+  cudaEvent_t copied[2]{}, freed[2]{};
+  DeviceBuffer piece[2];
+  std::unique_ptr<GpuMsmG1> stream_g1;
+  std::unique_ptr<GpuMsmG2> stream_g2;
+
+  std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : std::size_t(1) << 25; }
+  std::size_t g2_piece() const { return std::max<std::size_t>(g1_piece() / 2, 1); }
+
+  explicit Impl(const CudaBackendOptions& opt) : device(opt.device), pool(opt.device), options(opt) {
+    const int dev = opt.device;
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
     cudaDeviceProp prop{};
     SNARKPIPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
@@ -177,6 +200,13 @@ struct CudaBackend::Impl {
   ~Impl() {
     keys.clear();
     circuits.clear();
+    stream_g1.reset();
+    stream_g2.reset();
+    piece[0].reset();
+    piece[1].reset();
+    for (auto e : copied) if (e) cudaEventDestroy(e);
+    for (auto e : freed) if (e) cudaEventDestroy(e);
+    if (copy_stream) cudaStreamDestroy(copy_stream);
     for (auto e : marks) cudaEventDestroy(e);
     cudaEventDestroy(ntt_ready);
     cudaEventDestroy(ntt_done);
@@ -222,9 +252,10 @@ struct CudaBackend::Impl {
     return m;
   }
 
-  DeviceKey& key_for(const groth16::ProvingKey& pk) {
+  DeviceKey& key_for(const groth16::ProvingKey& pk, SrsResidency residency) {
     auto it = keys.find(&pk);
     if (it != keys.end()) return it->second;
+    if (residency == SrsResidency::host) return keys.emplace(&pk, host_key(pk)).first->second;
     Uploader up(stream);
     DeviceKey k;
     k.h = resident<ec::G1Curve>(up, pk.h);
@@ -234,6 +265,69 @@ struct CudaBackend::Impl {
     k.b_g2 = resident<ec::G2Curve>(up, pk.b_g2);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return keys.emplace(&pk, std::move(k)).first->second;
+  }
+
+  DeviceKey host_key(const groth16::ProvingKey& pk) {
+    DeviceKey k;
+    k.residency = SrsResidency::host;
+    auto pin = [&](const void* data, std::size_t bytes) {
+      if (bytes == 0) return;
+      void* p = const_cast<void*>(data);
+      // Portable: another device's backend may stream the same key (it then finds the memory
+      // already registered, which is fine, and leaves the unregistering to the first).
+      const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+      if (e == cudaErrorHostMemoryAlreadyRegistered) {
+        cudaGetLastError();
+        return;
+      }
+      SNARKPIPE_CUDA_CHECK(e);
+      k.registered.push_back(p);
+    };
+    pin(pk.h.data(), pk.h.size() * sizeof(ec::G1Affine));
+    pin(pk.l.data(), pk.l.size() * sizeof(ec::G1Affine));
+    pin(pk.a.data(), pk.a.size() * sizeof(ec::G1Affine));
+    pin(pk.b_g1.data(), pk.b_g1.size() * sizeof(ec::G1Affine));
+    pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(ec::G2Affine));
+    if (!copy_stream) {
+      SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
+      for (auto& e : copied) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      for (auto& e : freed) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      const std::size_t bytes = std::max(g1_piece() * sizeof(ec::G1Affine), g2_piece() * sizeof(ec::G2Affine));
+      piece[0] = pool.acquire(bytes);
+      piece[1] = pool.acquire(bytes);
+      stream_g1 = std::make_unique<GpuMsmG1>(0, pool, stream);
+      stream_g2 = std::make_unique<GpuMsmG2>(0, pool, stream);
+    }
+    return k;
+  }
+
+  // Σ s_i·P_i over a query whose points stay in host memory: pieces of the points cross the
+  // bus into piece[0]/piece[1] on copy_stream while the MSM of the previous piece runs.
+  template <class C>
+  ec::Jacobian<C> streamed_msm(GpuMsm<C>& msm, const std::vector<ec::Affine<C>>& points, const fr_t* s,
+                               std::size_t n, std::size_t per_piece, bool split01) {
+    ec::Jacobian<C> acc = ec::Jacobian<C>::identity();
+    const std::size_t pieces = (n + per_piece - 1) / per_piece;
+    auto enqueue = [&](std::size_t p) {
+      const std::size_t off = p * per_piece, len = std::min(per_piece, n - off);
+      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, freed[p % 2]));
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(piece[p % 2].data(), points.data() + off, len * sizeof(ec::Affine<C>),
+                                           cudaMemcpyHostToDevice, copy_stream));
+      SNARKPIPE_CUDA_CHECK(cudaEventRecord(copied[p % 2], copy_stream));
+    };
+    if (pieces) enqueue(0);
+    for (std::size_t p = 0; p < pieces; ++p) {
+      if (p + 1 < pieces) enqueue(p + 1);
+      const std::size_t off = p * per_piece, len = std::min(per_piece, n - off);
+      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(stream, copied[p % 2]));
+      msm.use_external_bases(piece[p % 2].template as<ec::Affine<C>>(), len);
+      if (split01)
+        acc += split_msm(msm, split(s + off, len));
+      else
+        acc += msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
+      SNARKPIPE_CUDA_CHECK(cudaEventRecord(freed[p % 2], stream));
+    }
+    return acc;
   }
 
   // Indices (into s) of the scalars that are neither 0 nor 1, those scalars compacted, and
@@ -293,10 +387,22 @@ struct CudaBackend::Impl {
   }
 };
 
-CudaBackend::CudaBackend(int device) {
-  if (usable_device_count() <= device)
-    throw CudaError("CudaBackend", 100, "no usable CUDA device " + std::to_string(device), __FILE__, __LINE__);
-  impl_ = std::make_unique<Impl>(device);
+SrsResidency parse_srs_residency(const std::string& text) {
+  if (text == "vram") return SrsResidency::vram;
+  if (text == "host") return SrsResidency::host;
+  if (text == "auto") return SrsResidency::automatic;
+  throw std::invalid_argument("SRS residency must be vram, host or auto (got '" + text + "')");
+}
+
+const char* to_string(SrsResidency r) {
+  return r == SrsResidency::vram ? "vram" : r == SrsResidency::host ? "host" : "auto";
+}
+
+CudaBackend::CudaBackend(const CudaBackendOptions& options) {
+  if (usable_device_count() <= options.device)
+    throw CudaError("CudaBackend", 100, "no usable CUDA device " + std::to_string(options.device), __FILE__,
+                    __LINE__);
+  impl_ = std::make_unique<Impl>(options);
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -316,10 +422,16 @@ void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
 std::size_t CudaBackend::device_bytes_held() const { return impl_->pool.bytes_allocated(); }
 const CudaProverPhases& CudaBackend::last_phases() const { return impl_->phases; }
 
-std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs) {
+SrsResidency CudaBackend::residency_used() const { return impl_->used; }
+
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                             SrsResidency residency, std::size_t host_piece_points) {
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
   const std::size_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
-  std::size_t bytes = (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * g1 + pk.b_g2.size() * g2;
+  const std::size_t piece_points = host_piece_points ? host_piece_points : std::size_t(1) << 25;
+  std::size_t bytes = residency == SrsResidency::host
+                          ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
+                          : (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * g1 + pk.b_g2.size() * g2;
   for (const auto* mat : {&r1cs.a, &r1cs.b, &r1cs.c}) bytes += mat->row_ptr.size() * 8 + mat->nnz() * (4 + 32);
   bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
   bytes += r1cs.num_columns() * 32;                                   // z
@@ -341,18 +453,29 @@ ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs
   };
   const auto wall0 = std::chrono::steady_clock::now();
 
+  // First use of this key or circuit: plan the device memory (once; not on the hot path).
+  SrsResidency residency = m.keys.count(&pk) ? m.keys.at(&pk).residency : m.options.residency;
   if (!m.keys.count(&pk) || !m.circuits.count(&r1cs)) {
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t need = device_bytes_needed(pk, r1cs);
-    if (need > free_bytes + m.pool.bytes_allocated())
+    const std::size_t room = free_bytes + m.pool.bytes_allocated();
+    const std::size_t piece = m.options.host_piece_points;
+    if (residency == SrsResidency::automatic)
+      residency = device_bytes_needed(pk, r1cs, SrsResidency::vram) <= room ? SrsResidency::vram : SrsResidency::host;
+    const std::size_t need = device_bytes_needed(pk, r1cs, residency, piece);
+    if (need > room)
       throw ProverError("the GPU (" + m.device_name + ") has " + std::to_string(free_bytes >> 20) + " MiB free of " +
-                        std::to_string(total_bytes >> 20) + " MiB; a proof of this circuit with its key resident needs " +
-                        "about " + std::to_string(need >> 20) + " MiB (use the CPU backend or a larger device)");
+                        std::to_string(total_bytes >> 20) + " MiB; a proof of this circuit with its key in " +
+                        (residency == SrsResidency::vram ? "GPU memory" : "host memory") + " needs about " +
+                        std::to_string(need >> 20) + " MiB" +
+                        (residency == SrsResidency::vram ? " (try --srs-residency host, or the CPU backend)"
+                                                         : " (use the CPU backend or a larger device)"));
   }
-  phase("upload key and circuit (first use)");
+  m.used = residency;
+  phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
   DeviceCircuit& dc = m.circuit_for(r1cs);
-  DeviceKey& dk = m.key_for(pk);
+  DeviceKey& dk = m.key_for(pk, residency);
+  const bool host = dk.residency == SrsResidency::host;
 
   const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
   const std::size_t n = domain.m(), rows = r1cs.num_constraints, nin = r1cs.num_inputs, naux = r1cs.num_aux;
@@ -407,38 +530,44 @@ ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs
   // In pieces of at most 2^26 scalars: the sort's temporaries of one 2^27 MSM (~38 GB) would
   // not fit beside a resident PoRep key and circuit; two halves cost ~4 % more time.
   parts.h = ec::G1Jacobian::identity();
-  for (std::size_t off = 0; off < n - 1; off += MSM_PIECE) {
-    const std::size_t len = std::min(MSM_PIECE, n - 1 - off);
-    parts.h += dk.h->msm_device(abc[0].as<Fr>() + off, len, {}, nullptr, off);
-  }
+  if (host)
+    parts.h = m.streamed_msm(*m.stream_g1, pk.h, abc[0].as<fr_t>(), n - 1, m.g1_piece(), false);
+  else
+    for (std::size_t off = 0; off < n - 1; off += MSM_PIECE) {
+      const std::size_t len = std::min(MSM_PIECE, n - 1 - off);
+      parts.h += dk.h->msm_device(abc[0].as<Fr>() + off, len, {}, nullptr, off);
+    }
   abc[0].reset();
   mark(4);
   phase("L MSM");
-  {
-    const Impl::Split sp = m.split(z.as<fr_t>() + nin, naux);
-    parts.l = m.split_msm(*dk.l, sp);
-  }
+  parts.l = host ? m.streamed_msm(*m.stream_g1, pk.l, z.as<fr_t>() + nin, naux, m.g1_piece(), true)
+                : m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, naux));
   mark(5);
   phase("A MSM");
   DeviceBuffer scalars = m.pool.acquire(std::max(dc.n_a, dc.n_b) * sizeof(Fr) + 1);
   gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, st>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
                                                           scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  {
-    const Impl::Split sp = m.split(scalars.as<fr_t>(), dc.n_a);
-    parts.a = m.split_msm(*dk.a, sp);
-  }
+  parts.a = host ? m.streamed_msm(*m.stream_g1, pk.a, scalars.as<fr_t>(), dc.n_a, m.g1_piece(), true)
+                : m.split_msm(*dk.a, m.split(scalars.as<fr_t>(), dc.n_a));
   mark(6);
   phase("B MSM (G1)");
   if (dc.n_b)
     gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, st>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
                                                             scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  const Impl::Split b_split = m.split(scalars.as<fr_t>(), dc.n_b);
-  parts.b_g1 = m.split_msm(*dk.b_g1, b_split);
-  mark(7);
-  phase("B MSM (G2)");
-  parts.b_g2 = m.split_msm(*dk.b_g2, b_split);
+  if (host) {
+    parts.b_g1 = m.streamed_msm(*m.stream_g1, pk.b_g1, scalars.as<fr_t>(), dc.n_b, m.g1_piece(), true);
+    mark(7);
+    phase("B MSM (G2)");
+    parts.b_g2 = m.streamed_msm(*m.stream_g2, pk.b_g2, scalars.as<fr_t>(), dc.n_b, m.g2_piece(), true);
+  } else {
+    const Impl::Split b_split = m.split(scalars.as<fr_t>(), dc.n_b);
+    parts.b_g1 = m.split_msm(*dk.b_g1, b_split);
+    mark(7);
+    phase("B MSM (G2)");
+    parts.b_g2 = m.split_msm(*dk.b_g2, b_split);
+  }
   mark(8);
   SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[8]));
 

@@ -3,8 +3,13 @@
 //
 // Per circuit (cached by the R1cs's address until release_circuit): the three CSR matrices
 // and the A/B column lists (which witness entries each query's points take) live on the
-// device. Per key (cached by address until release_key): the five queries live on the device
-// ("vram" residency), copied once through a small pinned double buffer.
+// device. Per key (cached by address until release_key), by SrsResidency:
+//   vram: the five queries live on the device, copied once (a PoRep key is ~47 GB: an H200
+//         holds it with room to spare);
+//   host: they stay in host memory, pinned in place once (cudaHostRegister), and every MSM
+//         streams them through two device buffers, the copy of piece k+1 overlapping the
+//         MSM of piece k (for devices that cannot hold the key);
+//   automatic: vram when the device has room for everything, else host.
 // Per proof: z = (inputs ‖ aux) crosses the bus once; a, b, c = A·z, B·z, C·z (SpMV on the
 // device), H by iNTT → coset NTT → (a·b − c)/Z → inverse coset NTT, then the H, L, A, B_G1
 // and B_G2 MSMs, every one with its bases resident. Device memory comes from one pool per
@@ -27,10 +32,23 @@ struct CudaProverPhases {
   float upload = 0, abc = 0, ntt = 0, h_msm = 0, l_msm = 0, a_msm = 0, b_g1_msm = 0, b_g2_msm = 0;
 };
 
+enum class SrsResidency { vram, host, automatic };
+
+// "vram", "host", "auto" (std::invalid_argument otherwise), and back.
+SrsResidency parse_srs_residency(const std::string& text);
+const char* to_string(SrsResidency r);
+
+struct CudaBackendOptions {
+  int device = 0;
+  SrsResidency residency = SrsResidency::automatic;
+  // Points per streamed piece in host residency (G2 pieces hold half as many); 0: 2^25.
+  std::size_t host_piece_points = 0;
+};
+
 class CudaBackend final : public groth16::ProverBackend {
  public:
   // Throws CudaError when the device cannot be used (or the build has no CUDA).
-  explicit CudaBackend(int device = 0);
+  explicit CudaBackend(const CudaBackendOptions& options = {});
   ~CudaBackend() override;
 
   std::string name() const override;
@@ -40,9 +58,13 @@ class CudaBackend final : public groth16::ProverBackend {
   void release_key(const groth16::ProvingKey& pk) override;
   void release_circuit(const circuit::R1cs& r1cs);
 
-  // The device memory one proof of this circuit and key needs (resident key and circuit
-  // included), from the sizes alone.
-  static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs);
+  // The device memory one proof of this circuit and key needs (the resident circuit
+  // included, and the key when residency is vram), from the sizes alone.
+  static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                         SrsResidency residency = SrsResidency::vram,
+                                         std::size_t host_piece_points = 0);
+  // The residency the last start() used for its key (vram or host).
+  SrsResidency residency_used() const;
   std::size_t device_bytes_held() const;  // by this backend's pool now
   const CudaProverPhases& last_phases() const;
 

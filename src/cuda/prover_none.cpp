@@ -1,4 +1,6 @@
 // The CUDA backend and GPU setup in a build without nvcc: constructing them says so.
+#include <stdexcept>
+
 #include "cuda/error.hpp"
 #include "cuda/fixed_base.hpp"
 #include "cuda/prover.hpp"
@@ -7,7 +9,17 @@ namespace snarkpipe::cuda {
 
 struct CudaBackend::Impl {};
 
-CudaBackend::CudaBackend(int) {
+SrsResidency parse_srs_residency(const std::string& text) {
+  if (text == "vram") return SrsResidency::vram;
+  if (text == "host") return SrsResidency::host;
+  if (text == "auto") return SrsResidency::automatic;
+  throw std::invalid_argument("SRS residency must be vram, host or auto (got '" + text + "')");
+}
+const char* to_string(SrsResidency r) {
+  return r == SrsResidency::vram ? "vram" : r == SrsResidency::host ? "host" : "auto";
+}
+
+CudaBackend::CudaBackend(const CudaBackendOptions&) {
   throw CudaError("CudaBackend", 35, "this snarkpipe was built without CUDA (no nvcc found at configure time)",
                   __FILE__, __LINE__);
 }
@@ -19,7 +31,11 @@ groth16::ProofParts CudaBackend::start(const groth16::ProvingKey&, const circuit
 }
 void CudaBackend::release_key(const groth16::ProvingKey&) {}
 void CudaBackend::release_circuit(const circuit::R1cs&) {}
-std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&) { return 0; }
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&, SrsResidency,
+                                             std::size_t) {
+  return 0;
+}
+SrsResidency CudaBackend::residency_used() const { return SrsResidency::vram; }
 std::size_t CudaBackend::device_bytes_held() const { return 0; }
 const CudaProverPhases& CudaBackend::last_phases() const {
   static const CudaProverPhases none;

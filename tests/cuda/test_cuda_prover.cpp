@@ -45,6 +45,33 @@ TEST(CudaProver, SameProofAsTheCpuBackend) {
   }
 }
 
+// The key left in host memory and streamed in pieces (small pieces here, so every MSM runs
+// over several, the 0/1 split included): still the CPU backend's proof.
+TEST(CudaProver, HostResidentKeyStreamsInPieces) {
+  SNARKPIPE_REQUIRE_GPU();
+  cuda::CudaBackendOptions opt;
+  opt.residency = cuda::SrsResidency::host;
+  opt.host_piece_points = 1000;
+  cuda::CudaBackend gpu(opt);
+  groth16::CpuBackend cpu;
+  const testing::RandomCircuit circuit((1 << 13) + 3, 6, ::test_seed("CudaProver.Host"));
+  const circuit::R1cs r1cs = circuit.record();
+  const groth16::Witness w = circuit.witness();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  for (int run = 0; run < 2; ++run) {
+    const ProverRandomness rs = ProverRandomness::random();
+    EXPECT_EQ(gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs).to_bytes(),
+              cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+    EXPECT_EQ(gpu.residency_used(), cuda::SrsResidency::host);
+  }
+  gpu.release_key(pk);
+  cuda::CudaBackend automatic;  // a small key fits: automatic keeps it on the device
+  const ProverRandomness rs = ProverRandomness::random();
+  EXPECT_EQ(automatic.finish(pk.vk, automatic.start(pk, r1cs, w), rs).to_bytes(),
+            cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+  EXPECT_EQ(automatic.residency_used(), cuda::SrsResidency::vram);
+}
+
 TEST(CudaProver, CorruptedWitnessGivesAProofThatFails) {
   SNARKPIPE_REQUIRE_GPU();
   cuda::CudaBackend gpu;

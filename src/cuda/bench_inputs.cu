@@ -1,8 +1,10 @@
-#include "bench_inputs.hpp"
+#include "cuda/bench_inputs.hpp"
+
+#include <cstring>
+#include <vector>
+
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
-
-#include <vector>
 
 namespace snarkpipe::cuda::bench {
 
@@ -127,6 +129,83 @@ std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n
 
 namespace {
 
+__global__ void quotient_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
+                                std::size_t n, fr_t z_inv) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ((fr_t::load(&a[i]) * fr_t::load(&b[i]) - fr_t::load(&c[i])) * z_inv).store(&a[i]);
+}
+
+// The events of one timing, destroyed however the timing ends.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&start));
+    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+}  // namespace
+
+void coset_quotient(ff::Fr* d_a, const ff::Fr* d_b, const ff::Fr* d_c, const ff::Fr& z_inv, std::size_t n,
+                    void* stream) {
+  fr_t z;
+  static_assert(sizeof(fr_t) == sizeof(ff::Fr));
+  std::memcpy(&z, &z_inv, sizeof z);  // the same Montgomery limbs on both sides
+  quotient_kernel<<<unsigned((n + 255) / 256), 256, 0, cudaStream_t(stream)>>>(
+      reinterpret_cast<fr_t*>(d_a), reinterpret_cast<const fr_t*>(d_b), reinterpret_cast<const fr_t*>(d_c), n, z);
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<float> time_on_stream(void* stream, unsigned warmup, unsigned runs, const std::function<void()>& f) {
+  const cudaStream_t st = cudaStream_t(stream);
+  for (unsigned i = 0; i < warmup; ++i) f();
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+  const EventPair ev;
+  std::vector<float> ms;
+  for (unsigned i = 0; i < runs; ++i) {
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(ev.start, st));
+    f();
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(ev.stop, st));
+    SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float t = 0;
+    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&t, ev.start, ev.stop));
+    ms.push_back(t);
+  }
+  return ms;
+}
+
+void copy_to_host(void* dst, const void* d_src, std::size_t bytes, void* stream) {
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(dst, d_src, bytes, cudaMemcpyDeviceToHost, cudaStream_t(stream)));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(cudaStream_t(stream)));
+}
+
+void copy_on_device(void* d_dst, const void* d_src, std::size_t bytes, void* stream) {
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d_dst, d_src, bytes, cudaMemcpyDeviceToDevice, cudaStream_t(stream)));
+}
+
+std::string runtime_version() {
+  int v = 0;
+  SNARKPIPE_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+  return version_string(v);
+}
+
+std::string driver_api_version() {
+  int v = 0;
+  SNARKPIPE_CUDA_CHECK(cudaDriverGetVersion(&v));
+  return version_string(v);
+}
+
+namespace {
+
 template <class F>
 __device__ __forceinline__ F random_element(uint64_t seed) {
   F x;
@@ -168,10 +247,20 @@ __global__ void __launch_bounds__(128) g1_add_rate_kernel(unsigned iters, const 
   acc.store(&out[t]);
 }
 
+// A stream for the rate kernels alone, destroyed however the measurement ends.
+struct OwnStream {
+  cudaStream_t stream = nullptr;
+  OwnStream() { SNARKPIPE_CUDA_CHECK(cudaStreamCreate(&stream)); }
+  ~OwnStream() { cudaStreamDestroy(stream); }
+  OwnStream(const OwnStream&) = delete;
+  OwnStream& operator=(const OwnStream&) = delete;
+};
+
 }  // namespace
 
-float op_rate_ms(RateOp op, unsigned blocks, unsigned iters, void* stream) {
-  const cudaStream_t st = cudaStream_t(stream);
+float op_rate_ms(RateOp op, unsigned blocks, unsigned iters) {
+  const OwnStream own;
+  const cudaStream_t st = own.stream;
   const std::size_t threads = std::size_t(blocks) * 256;
   fp2_t* out = nullptr;
   SNARKPIPE_CUDA_CHECK(cudaMallocAsync(&out, threads * sizeof(g1_xyzz_t), st));
@@ -196,18 +285,7 @@ float op_rate_ms(RateOp op, unsigned blocks, unsigned iters, void* stream) {
     }
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   };
-  launch();
-  cudaEvent_t a, b;
-  SNARKPIPE_CUDA_CHECK(cudaEventCreate(&a));
-  SNARKPIPE_CUDA_CHECK(cudaEventCreate(&b));
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(a, st));
-  launch();
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(b, st));
-  SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(b));
-  float ms = 0;
-  SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
+  const float ms = time_on_stream(st, 1, 1, launch).front();
   SNARKPIPE_CUDA_CHECK(cudaFreeAsync(out, st));
   if (pts) SNARKPIPE_CUDA_CHECK(cudaFreeAsync(pts, st));
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
