@@ -14,6 +14,9 @@
 #include <set>
 #include <sstream>
 
+#include <tbb/parallel_for.h>
+
+#include "circuit/synthetic_shape.hpp"
 #include "cli/bench_cpu.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -22,6 +25,7 @@
 #include "engine/pipeline_metrics.hpp"
 #include "engine/waterfall.hpp"
 #include "engine/witness.hpp"
+#include "cuda/fixed_base.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 
@@ -31,6 +35,8 @@ namespace {
 
 struct PipelineOptions {
   CircuitSpec circuit;
+  std::string shape_scale;  // non-empty: the PoRep-shape synthetic circuit at this scale instead
+  std::size_t witness_cache = 0;  // with shape_scale: serve copies of this many pre-made witnesses
   std::size_t proofs = 8;
   std::vector<std::size_t> concurrency{2};
   std::size_t partitions = 2;
@@ -64,23 +70,25 @@ std::string timeline_path_for(const std::string& path, std::size_t j, std::size_
       .string();
 }
 
+// What the runs prove: the keys, where partition k's witness comes from, and its public inputs.
+struct Workload {
+  std::shared_ptr<const engine::CircuitKeys> keys;
+  engine::WitnessSource source;
+  std::vector<std::vector<ff::Fr>> publics;  // per partition index
+  std::string describe;
+};
+
 RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, std::size_t concurrency,
-                       const std::shared_ptr<const engine::CircuitKeys>& keys,
-                       const std::shared_ptr<const circuit::Circuit>& proving, const std::string& timeline_path) {
+                       const Workload& work, const std::string& timeline_path) {
   auto provider = std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend));
   const std::string backend_kind = provider->kind();
   engine::Engine eng(config, provider);
+  const auto& keys = work.keys;
   eng.circuits().add(keys->type, [keys] { return keys; });
-  const engine::WitnessSource source = engine::circuit_witness_source([proving](std::size_t) { return proving; });
+  const engine::WitnessSource& source = work.source;
 
   std::deque<engine::JobId> running;
   std::size_t submitted = 0, verified = 0;
-  std::vector<ff::Fr> publics;
-  {
-    groth16::Witness w;
-    engine::synthesize_into(*proving, w);
-    publics.assign(w.inputs.begin() + 1, w.inputs.end());
-  }
   auto submit = [&] {
     running.push_back(eng.submit({keys->type, source, o.partitions, engine::Priority::NORMAL, ""}));
     ++submitted;
@@ -92,7 +100,8 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
     if (!r.ok()) throw std::runtime_error("job " + std::to_string(r.id) + " " + std::string(engine::state_name(r.state)) + ": " + r.error);
     // The engine verified each partition already; this checks what it hands out, independently.
     bool all = r.proofs.size() == o.partitions;
-    for (const auto& p : r.proofs) all = all && groth16::verify(keys->pvk, p, publics);
+    for (std::size_t k = 0; k < r.proofs.size(); ++k)
+      all = all && groth16::verify(keys->pvk, r.proofs[k], work.publics[k % work.publics.size()]);
     if (!all) throw std::runtime_error("job " + std::to_string(r.id) + ": a returned proof does not verify");
     ++verified;
     eng.forget(r.id);
@@ -121,7 +130,7 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   for (const auto& n : names) device += (device.empty() ? "" : ", ") + n;
   if (backend_kind == "cpu") device += " (" + machine_info()["cpu"].get<std::string>() + ")";
   if (!timeline_path.empty())
-    engine::write_waterfall(tl, "snarkpipe bench pipeline: " + o.circuit.describe() + ", " + std::to_string(o.partitions) +
+    engine::write_waterfall(tl, "snarkpipe bench pipeline: " + work.describe + ", " + std::to_string(o.partitions) +
                                     " partitions, " + std::to_string(o.proofs) + " proofs, J=" + std::to_string(concurrency) +
                                     ", S=" + std::to_string(config.synthesis_workers),
                             timeline_path);
@@ -156,6 +165,76 @@ void print_run(const RunResult& r) {
   std::printf("proofs verified   %zu\n", m["proofs_verified"].get<std::size_t>());
 }
 
+// A circuit of the CLI's registry (src/cli/circuits.hpp): recorded, set up on the CPU, every
+// partition the same witness.
+Workload gadget_workload(const PipelineOptions& o) {
+  CircuitInstance ci = make_circuit(o.circuit);
+  std::fprintf(stderr, "  %s: recording and setting up keys...\n", o.circuit.describe().c_str());
+  circuit::R1cs r1cs = record(*ci.shape);
+  groth16::ProvingKey pk = groth16::setup(r1cs);
+  Workload w;
+  w.describe = o.circuit.describe();
+  w.keys = engine::make_circuit_keys(w.describe, std::move(r1cs), std::move(pk));
+  const std::shared_ptr<const circuit::Circuit> proving(std::move(ci.proving));
+  w.source = engine::circuit_witness_source([proving](std::size_t) { return proving; });
+  groth16::Witness one;
+  engine::synthesize_into(*proving, one);
+  w.publics = {std::vector<ff::Fr>(one.inputs.begin() + 1, one.inputs.end())};
+  return w;
+}
+
+// The PoRep-shape synthetic circuit (circuit/synthetic_shape.hpp) at --shape-scale: built
+// directly, set up with the GPU's fixed-base multiplications on the cuda backend, and a
+// fresh satisfying witness per partition index (witness seed = index).
+Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
+  const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(o.shape_scale));
+  std::fprintf(stderr, "  PoRep-shape synthetic: %s; generating, setting up keys...\n", shape.describe().c_str());
+  circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
+  groth16::SetupMultipliers mult;
+  std::unique_ptr<cuda::GpuFixedBaseG1> g1;
+  std::unique_ptr<cuda::GpuFixedBaseG2> g2;
+  if (backend == "cuda") {
+    g1 = std::make_unique<cuda::GpuFixedBaseG1>(ec::G1Affine::generator());
+    g2 = std::make_unique<cuda::GpuFixedBaseG2>(ec::G2Affine::generator());
+    mult.g1 = [&](std::span<const ff::Fr> k) { return g1->batch_mul(k); };
+    mult.g2 = [&](std::span<const ff::Fr> k) { return g2->batch_mul(k); };
+  }
+  groth16::ProvingKey pk = groth16::setup(r1cs, {}, mult);
+  Workload w;
+  w.describe = "porep-shape synthetic, scale " + o.shape_scale + " (" + std::to_string(r1cs.num_constraints) + " constraints)";
+  w.keys = engine::make_circuit_keys(w.describe, std::move(r1cs), std::move(pk));
+  if (o.witness_cache > 0) {
+    // Copies of a few witnesses made up front: the synthesis stage then costs a memcpy, so a
+    // run measures the provers (this generator's witness costs ~15 CPU-seconds at full size).
+    auto cache = std::make_shared<std::vector<circuit::SyntheticWitness>>();
+    for (std::size_t k = 0; k < o.witness_cache; ++k) cache->push_back(circuit::generate_synthetic_witness(shape, k));
+    w.source = [cache](std::size_t k, groth16::Witness& out) {
+      const circuit::SyntheticWitness& src = (*cache)[k % cache->size()];
+      out.inputs = src.inputs;
+      out.aux.resize(src.aux.size());
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, src.aux.size(), 1 << 20), [&](const auto& r) {
+        std::copy(src.aux.begin() + r.begin(), src.aux.begin() + r.end(), out.aux.begin() + r.begin());
+      });
+    };
+    for (std::size_t k = 0; k < o.partitions; ++k) {
+      const auto& in = (*cache)[k % cache->size()].inputs;
+      w.publics.emplace_back(in.begin() + 1, in.end());
+    }
+    w.describe += ", witnesses copied from " + std::to_string(o.witness_cache) + " made up front";
+    return w;
+  }
+  w.source = [shape](std::size_t k, groth16::Witness& out) {
+    out.inputs.resize(shape.num_inputs);
+    out.aux.resize(shape.num_aux);
+    circuit::generate_synthetic_witness_into(shape, k, out.inputs, out.aux);
+  };
+  for (std::size_t k = 0; k < o.partitions; ++k) {
+    circuit::SyntheticWitness sw = circuit::generate_synthetic_witness(shape, k);
+    w.publics.emplace_back(sw.inputs.begin() + 1, sw.inputs.end());
+  }
+  return w;
+}
+
 int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line) {
   if (o.proofs < 1) throw std::invalid_argument("--proofs must be at least 1");
   if (o.partitions < 1) throw std::invalid_argument("--partitions must be at least 1");
@@ -172,12 +251,8 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
   base.validate();
 
   // The circuit's keys are made once, outside the measured runs (a service loads them once).
-  CircuitInstance ci = make_circuit(o.circuit);
-  std::fprintf(stderr, "  %s: recording and setting up keys...\n", o.circuit.describe().c_str());
-  circuit::R1cs r1cs = record(*ci.shape);
-  groth16::ProvingKey pk = groth16::setup(r1cs);
-  const auto keys = engine::make_circuit_keys(o.circuit.describe(), std::move(r1cs), std::move(pk));
-  const std::shared_ptr<const circuit::Circuit> proving(std::move(ci.proving));
+  const Workload work = o.shape_scale.empty() ? gadget_workload(o) : shape_workload(o, base.backend);
+  const auto& keys = work.keys;
   std::fprintf(stderr, "  %llu constraints, %llu aux variables; engine configuration:\n",
                static_cast<unsigned long long>(keys->r1cs.num_constraints), static_cast<unsigned long long>(keys->r1cs.num_aux));
   std::istringstream lines(base.describe());
@@ -192,7 +267,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
     PipelineOptions alone = o;
     alone.proofs = 4;
     alone.partitions = 1;
-    baseline_s = run_pipeline(alone, base, 1, keys, proving, "").metrics["s_per_proof"].get<double>();
+    baseline_s = run_pipeline(alone, base, 1, work, "").metrics["s_per_proof"].get<double>();
     std::fprintf(stderr, "  one partition alone: %.4f s\n", baseline_s);
   }
   std::vector<RunResult> runs;
@@ -201,7 +276,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
       engine::EngineConfig c = base;
       c.synthesis_workers = s;
       c.validate();
-      runs.push_back(run_pipeline(o, c, j, keys, proving, o.timeline.empty() ? "" : timeline_path_for(o.timeline, j, s, sweep)));
+      runs.push_back(run_pipeline(o, c, j, work, o.timeline.empty() ? "" : timeline_path_for(o.timeline, j, s, sweep)));
     }
 
   nlohmann::json out;
@@ -246,7 +321,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
     getloadavg(load, 1);
     rec["load_average_1min_start"] = load_start[0];
     rec["load_average_1min_end"] = load[0];
-    rec["circuit"] = o.circuit.describe();
+    rec["circuit"] = work.describe;
     rec["constraints"] = keys->r1cs.num_constraints;
     rec["partitions"] = o.partitions;
     rec["proofs"] = o.proofs;
@@ -293,7 +368,13 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
   c->add_option("--partitions", o->partitions, "Partitions per job")->capture_default_str();
   c->add_option("--gpu-workers", o->gpu_workers, "Workers per device (gpu.workers_per_device)");
   c->add_option("--synthesis-workers", o->synthesis_workers, "Synthesis workers (several values: a sweep)")->delimiter(',');
-  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu");
+  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, or cuda (every GPU; see --set gpus.devices)");
+  c->add_option("--shape-scale", o->shape_scale,
+                "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/1024 ...) "
+                "instead of --circuit; set up on the GPU with --backend cuda");
+  c->add_option("--witness-cache", o->witness_cache,
+                "With --shape-scale: make this many witnesses up front and give each partition a copy (measures the "
+                "provers without the synthetic generator's CPU time); 0 generates every partition's witness");
   c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
   c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
   c->add_flag("--json", o->json, "Print one JSON object (an array for a sweep)");

@@ -56,7 +56,7 @@ class CudaBackend final : public groth16::ProverBackend {
                             groth16::ProverTimings* timings = nullptr,
                             const groth16::ProverProgress& progress = {}) override;
   void release_key(const groth16::ProvingKey& pk) override;
-  void release_circuit(const circuit::R1cs& r1cs);
+  void release_circuit(const circuit::R1cs& r1cs) override;
 
   // The device memory one proof of this circuit and key needs (the resident circuit
   // included, and the key when residency is vram), from the sizes alone.

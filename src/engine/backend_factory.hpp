@@ -50,7 +50,26 @@ class CpuBackendProvider final : public BackendProvider {
   MemoryNeeds needs(const CircuitKeys& keys) const override;
 };
 
-// The backend kinds this build can make ("cpu"; "cuda" joins when the CUDA backend lands).
+// The CUDA backend: one device per GPU the process sees. The workers of one device share one
+// cuda::CudaBackend (its key and circuit are resident once per device, and its start()
+// serializes the device's kernels); workers_per_device > 1 then overlaps a worker's host
+// side with another's kernels only through the engine's stages around start().
+class CudaBackendProvider final : public BackendProvider {
+ public:
+  CudaBackendProvider();
+  ~CudaBackendProvider() override;
+  std::string kind() const override { return "cuda"; }
+  std::vector<DeviceSpec> devices() const override { return devices_; }
+  std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const override;
+  MemoryNeeds needs(const CircuitKeys& keys) const override;
+
+ private:
+  std::vector<DeviceSpec> devices_;
+  struct Shared;
+  std::unique_ptr<Shared> shared_;
+};
+
+// The backend kinds this build can make ("cpu", and "cuda" when CUDA is compiled in).
 std::vector<std::string> backend_kinds();
 // Throws EngineError for an unknown kind, naming the known ones.
 std::unique_ptr<BackendProvider> make_backend_provider(std::string_view kind);

@@ -53,7 +53,10 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     while (!d.releases.empty() && d.releases.front().workers_left == 0) d.releases.pop_front();
     if (!forget.empty()) {
       lock.unlock();
-      for (const auto& k : forget) backend->release_key(k->pk);
+      for (const auto& k : forget) {
+        backend->release_key(k->pk);
+        backend->release_circuit(k->r1cs);
+      }
       forget.clear();
       lock.lock();
       continue;

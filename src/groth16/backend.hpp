@@ -20,8 +20,9 @@ class ProverBackend {
   // keyed by its address, until release_key()).
   virtual ProofParts start(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
                            ProverTimings* timings = nullptr, const ProverProgress& progress = {}) = 0;
-  // Forgets anything cached for this key (device-resident copies and the like).
+  // Forgets anything cached for this key or circuit (device-resident copies and the like).
   virtual void release_key(const ProvingKey& /*pk*/) {}
+  virtual void release_circuit(const circuit::R1cs& /*r1cs*/) {}
 
   Proof finish(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs) const {
     return assemble(vk, parts, rs);
