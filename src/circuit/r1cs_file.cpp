@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -126,6 +127,10 @@ class Mapping {
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
   const std::uint8_t* data() const { return data_; }
+  std::uint8_t* mutable_data() const { return const_cast<std::uint8_t*>(data_); }
+  // Lets views write (a write copies the page: the mapping is private). Done only after
+  // MAP_POPULATE: populating a writable private mapping would copy every page up front.
+  bool make_writable() { return ::mprotect(mutable_data(), size_, PROT_READ | PROT_WRITE) == 0; }
 
  private:
   const std::uint8_t* data_ = nullptr;
@@ -145,6 +150,13 @@ std::vector<T> copy_section(const std::uint8_t* base, const R1csFileSection& s) 
     std::memcpy(dst + r.begin(), base + s.offset + r.begin(), r.end() - r.begin());
   });
   return v;
+}
+
+// A matrix array of the file: a view into the mapping, or a copy.
+template <class T>
+CsrArray<T> section_array(const std::shared_ptr<Mapping>& map, const R1csFileSection& s, bool in_place) {
+  if (!in_place) return copy_section<T>(map->data(), s);
+  return CsrArray<T>::view(map, reinterpret_cast<T*>(map->mutable_data() + s.offset), s.size / sizeof(T));
 }
 
 }  // namespace
@@ -294,7 +306,11 @@ void write_r1cs(const std::filesystem::path& path, const R1cs& r1cs) {
   cleanup.armed = false;
 }
 
-R1cs read_r1cs(const std::filesystem::path& path) {
+namespace {
+
+// Reads the file at `path` (in place when `in_place`), validating everything
+// r1cs_file.hpp lists.
+R1cs load_r1cs(const std::filesystem::path& path, bool in_place) {
   const std::string name = path.string();
   const auto fail = [&](std::string field, std::uint64_t offset, std::string problem) -> R1csFileError {
     return R1csFileError(name, std::move(field), offset, std::move(problem));
@@ -360,9 +376,10 @@ R1cs read_r1cs(const std::filesystem::path& path) {
                    (length < file_size ? " (truncated)" : " (trailing data)"));
   }
 
-  Mapping map(fd.get(), length);
-  if (!map.data()) throw fail("file", 0, "mmap failed: " + errno_text(errno));
-  const std::uint8_t* base = map.data();
+  // Shared by the views when reading in place: the mapping lives as long as the last of them.
+  auto map = std::make_shared<Mapping>(fd.get(), length);
+  if (!map->data()) throw fail("file", 0, "mmap failed: " + errno_text(errno));
+  const std::uint8_t* base = map->data();
 
   const std::uint64_t stored = load_u64(h.data() + R1CS_FILE_CHECKSUM_OFFSET);
   if (const std::uint64_t computed = r1cs_file_checksum({base, length}); computed != stored) {
@@ -389,9 +406,9 @@ R1cs read_r1cs(const std::filesystem::path& path) {
   r.num_aux = num_aux;
   r.num_constraints = num_constraints;
   const auto read_matrix = [&](CsrMatrix& m, F row_ptr, F col, F val) {
-    m.row_ptr = copy_section<std::uint64_t>(base, layout->section(row_ptr));
-    m.col = copy_section<std::uint32_t>(base, layout->section(col));
-    m.val = copy_section<Fr>(base, layout->section(val));
+    m.row_ptr = section_array<std::uint64_t>(map, layout->section(row_ptr), in_place);
+    m.col = section_array<std::uint32_t>(map, layout->section(col), in_place);
+    m.val = section_array<Fr>(map, layout->section(val), in_place);
   };
   read_matrix(r.a, F::a_row_ptr, F::a_col, F::a_val);
   read_matrix(r.b, F::b_row_ptr, F::b_col, F::b_val);
@@ -416,7 +433,14 @@ R1cs read_r1cs(const std::filesystem::path& path) {
     const std::uint64_t offset = d->field == F::counts ? OFF_NUM_INPUTS : s.offset + index * entry;
     throw fail(std::string(field_name(d->field)), offset, d->problem);
   }
+  if (in_place && !map->make_writable()) throw fail("file", 0, "mprotect failed: " + errno_text(errno));
   return r;
 }
+
+}  // namespace
+
+R1cs read_r1cs(const std::filesystem::path& path) { return load_r1cs(path, false); }
+
+R1cs map_r1cs(const std::filesystem::path& path) { return load_r1cs(path, true); }
 
 }  // namespace snarkpipe::circuit

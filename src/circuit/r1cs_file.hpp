@@ -112,7 +112,17 @@ std::uint64_t r1cs_file_checksum(std::span<const std::uint8_t> file);
 // R1csFileError when the file cannot be written.
 void write_r1cs(const std::filesystem::path& path, const R1cs& r1cs);
 
-// Reads and fully validates a file written by write_r1cs; throws R1csFileError.
+// Reads and fully validates a file written by write_r1cs, copying the arrays into owned
+// vectors; throws R1csFileError. Peak memory is twice the file (the mapping and the copy),
+// but the result does not depend on the file afterwards.
 R1cs read_r1cs(const std::filesystem::path& path);
+
+// As read_r1cs (the same validation and errors), but the matrices' arrays are views into a
+// private mapping of the file (CsrArray::is_view), kept alive by the R1cs and its moves:
+// memory is the file's pages only, which the kernel may drop and re-read under pressure.
+// Only for files replaced by rename, never rewritten in place (as write_r1cs and R1csCache
+// do): a file truncated while mapped raises SIGBUS on the next access, and a private mapping
+// may show changes made to the file after it was mapped.
+R1cs map_r1cs(const std::filesystem::path& path);
 
 }  // namespace snarkpipe::circuit

@@ -33,8 +33,9 @@ class ChunkedArray {
   std::size_t size() const { return chunks_.empty() ? 0 : (chunks_.size() - 1) * CHUNK + last_fill_; }
 
   // Moves everything into `out` (appending), applying `f` to each element, and empties this.
-  template <class U, class F>
-  void drain_into(std::vector<U>& out, const F& f) {
+  // `out` is any vector-like container (std::vector, CsrArray).
+  template <class Out, class F>
+  void drain_into(Out& out, const F& f) {
     out.reserve(out.size() + size());
     for (std::size_t i = 0; i < chunks_.size(); ++i) {
       const std::size_t n = i + 1 == chunks_.size() ? last_fill_ : CHUNK;

@@ -1,5 +1,10 @@
 #include "cli/circuits.hpp"
 
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "circuit/r1cs_cache.hpp"
 #include "circuit/recording_cs.hpp"
 #include "circuit/witness_cs.hpp"
 #include "gadgets/circuits.hpp"
@@ -106,6 +111,78 @@ groth16::Witness synthesize_witness(const circuit::Circuit& c) {
   circuit::WitnessConstraintSystem cs;
   c.synthesize(cs);
   return {cs.take_inputs(), cs.take_aux()};
+}
+
+namespace {
+
+// Names the code that records: the release and this executable's size and modification
+// time, which change whenever snarkpipe is rebuilt (any change of a gadget may change the
+// circuit a type records to).
+std::string recorder_version() {
+  std::string v = "snarkpipe " SNARKPIPE_VERSION;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return v;
+  const auto size = std::filesystem::file_size(exe, ec);
+  if (ec) return v;
+  const auto mtime = std::filesystem::last_write_time(exe, ec);
+  if (ec) return v;
+  return v + ", " + exe.string() + ", " + std::to_string(size) + " bytes, modified " +
+         std::to_string(mtime.time_since_epoch().count());
+}
+
+}  // namespace
+
+void add_cache_options(CLI::App* cmd, CacheOptions& cache) {
+  cmd->add_option("--cache-dir", cache.dir,
+                  "Where recorded circuits are cached (default $SNARKPIPE_CACHE_DIR, else $XDG_CACHE_HOME/snarkpipe, "
+                  "else ~/.cache/snarkpipe)");
+  cmd->add_flag("--no-cache", cache.disabled, "Record the circuit without reading or writing the cache");
+}
+
+std::string circuit_type(const CircuitSpec& spec) {
+  if (spec.name == "sha256-preimage") return spec.name + ":blocks=" + std::to_string(spec.blocks);
+  if (spec.name == "merkle-sha256") return spec.name + ":depth=" + std::to_string(spec.depth);
+  if (spec.name == "synthetic") {
+    return spec.name + ":constraints=" + std::to_string(parse_size(spec.constraints)) +
+           ",inputs=" + std::to_string(spec.inputs) + ",seed=" + std::to_string(spec.seed);
+  }
+  if (spec.name == "porep-like") {
+    const gadgets::PorepLikeParams p = porep_like_params(spec);
+    return spec.name + ":challenges=" + std::to_string(p.challenges) + ",layers=" + std::to_string(p.layers) +
+           ",log2_nodes=" + std::to_string(p.log2_nodes) + ",parents=" + std::to_string(p.parents);
+  }
+  throw std::invalid_argument("unknown circuit '" + spec.name + "'");
+}
+
+std::string RecordedCircuit::summary() const {
+  char ms_text[32];
+  std::snprintf(ms_text, sizeof ms_text, "%.0f ms", ms);
+  if (from_cache) return std::string("loaded from cache in ") + ms_text + " (" + cache_path + ")";
+  if (cache_path.empty()) return std::string("recorded in ") + ms_text;
+  return std::string("recorded in ") + ms_text + " (cached in " + cache_path + ")";
+}
+
+RecordedCircuit record_cached(const CircuitSpec& spec, const circuit::Circuit& shape, const CacheOptions& cache) {
+  RecordedCircuit out;
+  std::optional<std::filesystem::path> dir;
+  if (!cache.disabled) {
+    dir = cache.dir.empty() ? circuit::R1csCache::default_dir() : std::optional<std::filesystem::path>(cache.dir);
+    if (!dir) std::fprintf(stderr, "warning: no circuit cache: set SNARKPIPE_CACHE_DIR or HOME, or pass --cache-dir\n");
+  }
+  if (!dir) {
+    const auto t0 = std::chrono::steady_clock::now();
+    out.r1cs = record(shape);
+    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  }
+  const circuit::R1csCache c(*dir, recorder_version());
+  circuit::R1csCache::Outcome o;
+  out.r1cs = c.get_or_record(circuit_type(spec), [&] { return record(shape); }, &o);
+  out.from_cache = o.loaded;
+  out.ms = o.ms;
+  if (o.loaded || o.written) out.cache_path = o.path.string();
+  return out;
 }
 
 }  // namespace snarkpipe::cli

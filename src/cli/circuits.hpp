@@ -50,4 +50,31 @@ CircuitInstance make_circuit(const CircuitSpec& spec);
 circuit::R1cs record(const circuit::Circuit& c);
 groth16::Witness synthesize_witness(const circuit::Circuit& c);
 
+// Where commands that record a built-in circuit keep it between runs (circuit::R1csCache).
+struct CacheOptions {
+  std::string dir;        // --cache-dir; empty: R1csCache::default_dir()
+  bool disabled = false;  // --no-cache
+};
+// Adds --cache-dir and --no-cache to a subcommand.
+void add_cache_options(CLI::App* cmd, CacheOptions& cache);
+
+// The cache key of the circuit the spec builds: its name and every parameter that changes
+// its constraints ("porep-like:challenges=2,layers=4,log2_nodes=12,parents=14"). The seed
+// is in it only for synthetic, whose shape the seed draws.
+std::string circuit_type(const CircuitSpec& spec);
+
+struct RecordedCircuit {
+  circuit::R1cs r1cs;
+  bool from_cache = false;
+  double ms = 0;           // recording, or loading from the cache
+  std::string cache_path;  // the cache file; empty when the cache is off
+  // "recorded in 812 ms (cached in PATH)", "loaded from cache in 9 ms (PATH)".
+  std::string summary() const;
+};
+// `shape` (make_circuit(spec).shape) recorded, or loaded from the cache when it holds the
+// spec's circuit type as recorded by this very snarkpipe executable: the key includes the
+// executable's size and modification time, since a rebuilt snarkpipe may record another
+// circuit under the same parameters.
+RecordedCircuit record_cached(const CircuitSpec& spec, const circuit::Circuit& shape, const CacheOptions& cache);
+
 }  // namespace snarkpipe::cli

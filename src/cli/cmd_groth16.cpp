@@ -135,7 +135,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "The circuit is a built-in one (--circuit) or a file (--r1cs: circom .r1cs or snarkpipe's recorded circuit).\n"
         "Example: snarkpipe setup --circuit merkle-sha256 --depth 4 --params m4.params --vk m4.vk\n"
         "         snarkpipe setup --r1cs circuit.r1cs --params c.params --vk c.vk");
+    auto cache = std::make_shared<CacheOptions>();
     add_circuit_options(c, *spec);
+    add_cache_options(c, *cache);
     c->add_option("--r1cs", *r1cs_path, "A circuit file instead of a built-in circuit (circom .r1cs or .snkr1cs)")
         ->check(CLI::ExistingFile);
     c->add_option("--params", *params, "Where to write the proving key (.params)")->required();
@@ -144,10 +146,13 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       const std::string what = r1cs_path->empty() ? spec->describe() : *r1cs_path;
                       PhaseProgress progress("setup " + what, 10);
                       circuit::R1cs r1cs;
+                      std::string recorded;
                       if (r1cs_path->empty()) {
                         const CircuitInstance ci = make_circuit(*spec);
                         progress.phase("record circuit");
-                        r1cs = record(*ci.shape);
+                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
+                        recorded = rc.summary();
+                        r1cs = std::move(rc.r1cs);
                       } else {
                         progress.phase("read circuit");
                         r1cs = load_circuit_file(*r1cs_path);
@@ -158,6 +163,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       groth16::write_vk(*vk, pk.vk);
                       progress.finish();
                       print_r1cs_shape(r1cs);
+                      if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
                       std::printf("wrote %s and %s (%.1f s)\n", params->c_str(), vk->c_str(), progress.total_ms() / 1e3);
                       return 0;
                     }});
@@ -184,7 +190,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "the public inputs after ONE as snarkjs's public.json.\nThe proof is verified before it is written.\n"
         "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json\n"
         "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json");
+    auto cache = std::make_shared<CacheOptions>();
     add_circuit_options(c, *spec);
+    add_cache_options(c, *cache);
     c->add_option("--params", *params, "The proving key (.params, bellperson format)")->check(CLI::ExistingFile);
     c->add_option("--r1cs", *r1cs_path, "With --params: the circuit file (circom .r1cs or .snkr1cs) instead of --circuit")
         ->check(CLI::ExistingFile);
@@ -232,10 +240,13 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       circuit::R1cs r1cs;
                       groth16::Witness w;
                       std::vector<ff::Fr> expected;
+                      std::string recorded;
                       if (r1cs_path->empty()) {
                         const CircuitInstance ci = make_circuit(*spec);
                         progress.phase("record circuit");
-                        r1cs = record(*ci.shape);
+                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
+                        recorded = rc.summary();
+                        r1cs = std::move(rc.r1cs);
                         progress.phase("witness");
                         w = synthesize_witness(*ci.proving);
                         expected = ci.expected_public;
@@ -268,6 +279,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         write_file(*proof_out, bytes);
                       write_public_json(*public_out, xs);
                       print_r1cs_shape(r1cs);
+                      if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
                       std::printf("proof %s\nwrote %s and %s\n", hex(bytes).c_str(), proof_out->c_str(), public_out->c_str());
                       return 0;
                     }});

@@ -13,7 +13,6 @@
 #include <memory>
 #include <thread>
 
-#include "circuit/recording_cs.hpp"
 #include "circuit/spmv.hpp"
 #include "circuit/witness_cs.hpp"
 #include "cli/bench_cpu.hpp"
@@ -75,6 +74,7 @@ struct SynthOptions {
   bool witness_only = false;
   bool json = false;
   std::string out;
+  CacheOptions cache;
 };
 
 int run_synth(const SynthOptions& o) {
@@ -85,7 +85,7 @@ int run_synth(const SynthOptions& o) {
   nlohmann::json rec = machine_info();
   rec["command"] = "snarkpipe bench synth --circuit porep-like --scale " + o.spec.scale + " --threads " +
                    std::to_string(threads) + " --runs " + std::to_string(o.runs) + (o.generic ? " --generic" : "") +
-                   (o.witness_only ? " --witness-only" : "");
+                   (o.witness_only ? " --witness-only" : "") + (o.cache.disabled ? " --no-cache" : "");
   rec["circuit"] = "porep-like (" + params.describe() + ")";
   rec["load_average_1min_start"] = load_average();
 
@@ -103,16 +103,19 @@ int run_synth(const SynthOptions& o) {
     witness_ms.push_back(ms_since(t0));
   }
   std::uint64_t constraints = 0;
+  std::string circuit_summary;
   if (o.witness_only) {
     CountingConstraintSystem counter;
     gadgets::PorepLikeCircuit(params, std::nullopt).synthesize(counter);
     constraints = counter.num_constraints();
   } else {
-    t0 = Clock::now();
-    circuit::RecordingConstraintSystem rec_cs;
-    gadgets::PorepLikeCircuit(params, std::nullopt).synthesize(rec_cs);
-    const circuit::R1cs r1cs = rec_cs.finish();
-    rec["record_ms"] = ms_since(t0);
+    const RecordedCircuit recorded = record_cached(o.spec, gadgets::PorepLikeCircuit(params, std::nullopt), o.cache);
+    const circuit::R1cs& r1cs = recorded.r1cs;
+    // One of the two is timed, the other null: a cache hit skips recording.
+    rec["record_ms"] = recorded.from_cache ? nlohmann::json(nullptr) : nlohmann::json(recorded.ms);
+    rec["cache_load_ms"] = recorded.from_cache ? nlohmann::json(recorded.ms) : nlohmann::json(nullptr);
+    rec["circuit_cache"] = recorded.cache_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(recorded.cache_path);
+    circuit_summary = recorded.summary();
     constraints = r1cs.num_constraints;
     std::vector<ff::Fr> a(r1cs.num_constraints), b(r1cs.num_constraints), c(r1cs.num_constraints);
     for (int r = 0; r < std::max(1, o.runs); ++r) {
@@ -160,6 +163,7 @@ int run_synth(const SynthOptions& o) {
                 (unsigned long long)constraints, threads);
     std::printf("  witness %.1f ms, SpMV %s ms, peak RSS %.1f MiB\n", rec["witness_ms"].get<double>(),
                 o.witness_only ? "-" : std::to_string(median(spmv_ms)).c_str(), double(peak_rss_bytes()) / (1 << 20));
+    if (!circuit_summary.empty()) std::printf("  circuit %s\n", circuit_summary.c_str());
     if (o.generic) std::printf("  generic witness %.1f ms\n", rec["generic_witness_ms"].get<double>());
   }
   if (!o.out.empty()) {
@@ -179,8 +183,9 @@ std::vector<Command> register_workload_commands(CLI::App& app) {
   auto* c = app.get_subcommand("bench")->add_subcommand(
       "synth", "Time witness generation and constraint evaluation (SpMV) of a workload circuit");
   c->footer(
-      "Times --runs fast witness generations, records the circuit (not timed), times --runs SpMV passes (medians)\n"
-      "and checks the witness satisfies every constraint. peak_rss_bytes covers the whole process.\n"
+      "Times --runs fast witness generations, records the circuit or loads it from the circuit cache (record_ms or\n"
+      "cache_load_ms), times --runs SpMV passes (medians) and checks the witness satisfies every constraint.\n"
+      "peak_rss_bytes covers the whole process (a cached circuit's mapped pages included).\n"
       "Example: snarkpipe bench synth --circuit porep-like --scale ci --threads 1 --json");
   c->add_option("--circuit", o->spec.name, "The workload: porep-like")->check(CLI::IsMember({"porep-like"}))->capture_default_str();
   c->add_option("--scale", o->spec.scale, "Preset: tiny (~480K constraints), ci (~2.8M) or full (~130M)")
@@ -197,6 +202,7 @@ std::vector<Command> register_workload_commands(CLI::App& app) {
   c->add_flag("--witness-only", o->witness_only,
               "Skip recording and SpMV (for sizes whose recorded circuit does not fit in memory); constraints are "
               "counted, spmv_ms is null");
+  add_cache_options(c, o->cache);
   c->add_flag("--json", o->json, "Print one JSON object");
   c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
   return {{c, [o] { return run_synth(*o); }}};

@@ -51,13 +51,6 @@ constexpr uint32_t FAN_IN = 8;
 // bucket sums plus running sums ≈ 7 additions' time per bucket).
 constexpr double BUCKET_COST = 7.0;
 constexpr unsigned POINT_THREADS = 128;
-// Blocks per SM the accumulation asks ptxas to fit. G1's kernel takes 128 registers (4
-// blocks of 128 threads per SM); G2's took 255 (2 blocks, too few warps to hide the carry
-// chains' latency), so it is held to 168 (3 blocks), spilling a little.
-template <class F>
-constexpr int ACCUMULATE_MIN_BLOCKS = 1;
-template <>
-constexpr int ACCUMULATE_MIN_BLOCKS<fp2_t> = 3;
 
 unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
 
@@ -131,7 +124,7 @@ __global__ void piece_count_kernel(const uint32_t* __restrict__ start, const uin
 // each bucket's piece inside the chunk goes to that bucket's slot offsets[b] + (chunk −
 // first chunk of b), so the pieces of one bucket are contiguous and in key order.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS, ACCUMULATE_MIN_BLOCKS<F>) accumulate_kernel(
+__global__ void __launch_bounds__(POINT_THREADS) accumulate_kernel(
     const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
     const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets, const affine_t<F>* __restrict__ bases,
     xyzz_t<F>* __restrict__ partials) {

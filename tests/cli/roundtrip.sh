@@ -8,6 +8,8 @@ INTEROP="$2"
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# Recorded circuits are cached here, not in the user's cache.
+export SNARKPIPE_CACHE_DIR="$DIR/cache"
 
 "$SNARKPIPE" setup --circuit merkle-sha256 --depth 1 --params "$DIR/m.params" --vk "$DIR/m.vk" || fail "setup"
 "$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --seed 7 --params "$DIR/m.params" --proof "$DIR/m.proof" --public "$DIR/m.json" || fail "prove"
@@ -38,4 +40,20 @@ grep -q "byte offset" "$DIR/err" || fail "truncated params error does not name t
 # A key for another circuit.
 "$SNARKPIPE" prove --circuit merkle-sha256 --depth 2 --params "$DIR/m.params" --proof "$DIR/x" --public "$DIR/x.json" 2>"$DIR/err"; [ $? = 1 ] || fail "foreign key accepted"
 grep -q "key" "$DIR/err" || fail "foreign key error unclear: $(cat "$DIR/err")"
+# The circuit cache: setup records and writes the circuit, prove loads it (a tiny porep-like
+# circuit, 483K constraints, proved and verified); a damaged file is recorded again with a
+# warning; --no-cache neither reads nor writes.
+"$SNARKPIPE" setup --circuit porep-like --scale tiny --params "$DIR/p.params" --vk "$DIR/p.vk" >"$DIR/out" 2>&1 || fail "porep-like setup: $(cat "$DIR/out")"
+grep -q "^circuit recorded in .* (cached in $DIR/cache/porep-like" "$DIR/out" || fail "setup did not cache the circuit: $(cat "$DIR/out")"
+"$SNARKPIPE" prove --circuit porep-like --scale tiny --seed 3 --params "$DIR/p.params" --proof "$DIR/p.proof" --public "$DIR/p.json" >"$DIR/out" 2>&1 || fail "porep-like prove: $(cat "$DIR/out")"
+grep -q "^circuit loaded from cache in" "$DIR/out" || fail "prove did not load the cached circuit: $(cat "$DIR/out")"
+"$SNARKPIPE" verify --vk "$DIR/p.vk" --proof "$DIR/p.proof" --public "$DIR/p.json" >/dev/null || fail "porep-like proof rejected"
+M=$(ls "$DIR"/cache/merkle-sha256_depth=1-*.snkr1cs) || fail "no cache file for merkle-sha256 depth 1"
+printf '\xff' | dd of="$M" bs=1 seek=300 conv=notrunc 2>/dev/null
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --seed 7 --params "$DIR/m.params" --proof "$DIR/c.proof" --public "$DIR/c.json" >"$DIR/out" 2>&1 || fail "prove over a damaged cache file: $(cat "$DIR/out")"
+grep -q "warning: circuit cache: .*checksum.*recording the circuit again" "$DIR/out" || fail "damaged cache file not reported: $(cat "$DIR/out")"
+grep -q "^circuit recorded in .* (cached in" "$DIR/out" || fail "damaged cache file not rewritten: $(cat "$DIR/out")"
+"$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/c.proof" --public "$DIR/c.json" >/dev/null || fail "proof after re-recording rejected"
+"$SNARKPIPE" prove --no-cache --circuit merkle-sha256 --depth 1 --params "$DIR/m.params" --proof "$DIR/x" --public "$DIR/x.json" >"$DIR/out" 2>&1 || fail "prove --no-cache: $(cat "$DIR/out")"
+grep -q "^circuit recorded in [0-9]* ms$" "$DIR/out" || fail "--no-cache used the cache: $(cat "$DIR/out")"
 echo "cli round trip: ok"
