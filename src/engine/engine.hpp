@@ -123,7 +123,13 @@ class Engine {
   struct Device {
     DeviceSpec spec;
     std::unique_ptr<MemoryBudget> memory;
-    std::mutex start_lock;  // held around start() only
+    // Held around start() only, and taken in the order partitions left the ready queue (a
+    // ticket per popped partition): with a plain mutex one worker could re-take it at once
+    // after each start() while another worker's partition waited (measured: 5 s on the H200).
+    std::mutex start_lock;
+    std::condition_variable turn;
+    std::uint64_t next_ticket = 0;  // under the engine's mutex
+    std::uint64_t serving = 0;      // under start_lock
     bool in_service = true;
     std::string reason;
     unsigned consecutive_failures = 0;

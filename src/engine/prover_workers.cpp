@@ -64,6 +64,7 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     if (stopping_ || !d.in_service) break;
 
     auto [key, ready] = ready_.pop();
+    const std::uint64_t ticket = d.next_ticket++;
     Job& job = *jobs_.at(key.job);
     const std::shared_ptr<const CircuitKeys> keys = job.keys;
     const std::uint64_t need = device_need(d, job);
@@ -77,7 +78,8 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     groth16::ProofParts parts;
     std::string partition_error, device_error;
     {
-      std::lock_guard kernels(d.start_lock);
+      std::unique_lock kernels(d.start_lock);
+      d.turn.wait(kernels, [&] { return d.serving == ticket; });
       timeline_.record(key.job, key.partition, Stage::GPU_START, int(slot));
       try {
         parts = backend->start(keys->pk, keys->r1cs, ready.buffer->witness);
@@ -88,7 +90,9 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
         if (device_error.empty()) device_error = "unknown error";
       }
       timeline_.record(key.job, key.partition, Stage::GPU_END, int(slot));
+      ++d.serving;
     }
+    d.turn.notify_all();
     std::vector<ff::Fr> publics;
     if (partition_error.empty() && device_error.empty())
       publics.assign(ready.buffer->witness.inputs.begin() + 1, ready.buffer->witness.inputs.end());

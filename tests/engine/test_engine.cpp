@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "engine/engine.hpp"
 #include "engine/waterfall.hpp"
@@ -449,4 +450,38 @@ TEST(Engine, IdleCircuitsAreEvictedFromHostAndDeviceMemory) {
   EXPECT_LE(s.host_peak, s.host_budget);
   EXPECT_LE(s.devices[0].memory_peak, 7000u + 2 * 100u);  // one circuit resident at a time
   EXPECT_GE(s.devices[0].memory_peak, 7000u + 100u);
+}
+
+// With several workers on one device, partitions reach the device in the order they left the
+// ready queue: a worker that releases the device lock cannot take it straight back while
+// another worker's partition waits (a plain mutex let that happen for seconds on the H200).
+TEST(Engine, PartitionsReachTheDeviceInQueueOrder) {
+  Harness h("Engine.QueueOrder");
+  snarkpipe::testing::Gate gate;
+  h.script->fault = [&](int, int call) {
+    if (call == 0) gate.wait();  // hold the device until every partition is synthesized
+    return snarkpipe::testing::Fault::NONE;
+  };
+  EngineConfig config = small_config(2, 3);
+  config.lookahead = 16;  // every partition may be synthesized while the device is held
+  h.start_scripted(config);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(h.engine->submit(h.request(5)));
+  gate.until_waiting();
+  for (;;) {
+    std::size_t synthesized = 0;
+    for (const auto& e : h.engine->timeline().events) synthesized += e.stage == Stage::SYNTH_END;
+    if (synthesized == 15) break;  // (the test times out if the engine cannot get there)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  gate.open();
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 5);
+  std::vector<std::pair<JobId, std::uint32_t>> started;
+  for (const auto& e : h.engine->timeline().events)
+    if (e.stage == Stage::GPU_START) started.emplace_back(e.job, e.partition);
+  ASSERT_EQ(started.size(), 15u);
+  // Each of the 3 workers may have taken a partition before all were synthesized (then the
+  // queue held only some); every later one left a full queue, in order, and must start so.
+  std::vector<std::pair<JobId, std::uint32_t>> rest(started.begin() + 3, started.end());
+  EXPECT_TRUE(std::is_sorted(rest.begin(), rest.end())) << "a partition was overtaken by a younger job's";
 }
