@@ -37,6 +37,7 @@ struct PipelineOptions {
   CircuitSpec circuit;
   std::string shape_scale;  // non-empty: the PoRep-shape synthetic circuit at this scale instead
   std::size_t witness_cache = 0;  // with shape_scale: serve copies of this many pre-made witnesses
+  std::vector<std::size_t> gpu_counts;  // non-empty: run with devices 0..k-1 for each k (a sweep)
   std::size_t proofs = 8;
   std::vector<std::size_t> concurrency{2};
   std::size_t partitions = 2;
@@ -260,7 +261,9 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
 
   const std::vector<std::size_t> synth = o.synthesis_workers.empty() ? std::vector<std::size_t>{base.synthesis_workers}
                                                                        : o.synthesis_workers;
-  const bool sweep = o.concurrency.size() * synth.size() > 1;
+  std::vector<std::size_t> gpu_counts = o.gpu_counts;
+  if (gpu_counts.empty()) gpu_counts.push_back(0);  // 0: the configuration's devices
+  const bool sweep = o.concurrency.size() * synth.size() * gpu_counts.size() > 1;
   // The reference the targets use: one partition alone, s/proof in steady state.
   double baseline_s = 0;
   if (o.baseline) {
@@ -271,13 +274,23 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
     std::fprintf(stderr, "  one partition alone: %.4f s\n", baseline_s);
   }
   std::vector<RunResult> runs;
-  for (std::size_t s : synth)
-    for (std::size_t j : o.concurrency) {
-      engine::EngineConfig c = base;
-      c.synthesis_workers = s;
-      c.validate();
-      runs.push_back(run_pipeline(o, c, j, work, o.timeline.empty() ? "" : timeline_path_for(o.timeline, j, s, sweep)));
-    }
+  for (std::size_t g : gpu_counts)
+    for (std::size_t s : synth)
+      for (std::size_t j : o.concurrency) {
+        engine::EngineConfig c = base;
+        c.synthesis_workers = s;
+        if (g > 0) {
+          c.devices.clear();
+          for (std::size_t d = 0; d < g; ++d) c.devices.push_back(int(d));
+        }
+        c.validate();
+        std::string tl = o.timeline.empty() ? "" : timeline_path_for(o.timeline, j, s, sweep);
+        if (!tl.empty() && gpu_counts.size() > 1) {
+          const std::filesystem::path p(tl);
+          tl = (p.parent_path() / (p.stem().string() + "-g" + std::to_string(g) + p.extension().string())).string();
+        }
+        runs.push_back(run_pipeline(o, c, j, work, tl));
+      }
 
   nlohmann::json out;
   if (!sweep) {
@@ -372,6 +385,9 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
   c->add_option("--shape-scale", o->shape_scale,
                 "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/1024 ...) "
                 "instead of --circuit; set up on the GPU with --backend cuda");
+  c->add_option("--gpu-counts", o->gpu_counts,
+                "Run once per count k with devices 0..k-1 (e.g. 1,2: one GPU, then two), same keys and witnesses")
+      ->delimiter(',');
   c->add_option("--witness-cache", o->witness_cache,
                 "With --shape-scale: make this many witnesses up front and give each partition a copy (measures the "
                 "provers without the synthetic generator's CPU time); 0 generates every partition's witness");
