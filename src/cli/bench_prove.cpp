@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "circuit/synthetic_shape.hpp"
+#include "cli/backend_choice.hpp"
 #include "cli/bench_cpu.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/fixed_base.hpp"
@@ -97,17 +98,8 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
   const double key_ms = ms_since(t0);
   const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
 
-  std::unique_ptr<groth16::ProverBackend> backend;
-  cuda::CudaBackend* gpu = nullptr;
-  if (backend_name == "cuda") {
-    cuda::CudaBackendOptions o;
-    o.residency = cuda::parse_srs_residency(opt.srs_residency);
-    auto b = std::make_unique<cuda::CudaBackend>(o);
-    gpu = b.get();
-    backend = std::move(b);
-  } else {
-    backend = std::make_unique<groth16::CpuBackend>();
-  }
+  const std::unique_ptr<groth16::ProverBackend> backend = make_prover_backend({backend_name, opt.srs_residency});
+  auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get());
   groth16::CpuBackend cpu;
 
   std::map<std::string, std::vector<double>> phases;

@@ -16,6 +16,7 @@
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
 #include "circuit/r1cs_file.hpp"
+#include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/hex.hpp"
@@ -193,6 +194,8 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
     auto cache = std::make_shared<CacheOptions>();
     add_circuit_options(c, *spec);
     add_cache_options(c, *cache);
+    auto backend_opts = std::make_shared<BackendOptions>();
+    add_backend_options(c, *backend_opts);
     c->add_option("--params", *params, "The proving key (.params, bellperson format)")->check(CLI::ExistingFile);
     c->add_option("--r1cs", *r1cs_path, "With --params: the circuit file (circom .r1cs or .snkr1cs) instead of --circuit")
         ->check(CLI::ExistingFile);
@@ -266,9 +269,10 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       opts.check_subgroup = *check_subgroup;
                       const ProvingKey pk = groth16::read_params(*params, opts);
                       groth16::ProverTimings t;
-                      const Proof proof =
-                          groth16::prove_checked(pk, r1cs, w, groth16::ProverRandomness::random(), &t, prover_progress(progress));
+                      const auto backend = make_prover_backend(*backend_opts);
+                      const Proof proof = prove_with(*backend, pk, r1cs, w, &t, prover_progress(progress));
                       progress.finish();
+                      std::printf("proved on %s\n", backend->name().c_str());
                       const std::vector<ff::Fr> xs(w.inputs.begin() + 1, w.inputs.end());
                       if (!expected.empty() && xs != expected)
                         throw std::runtime_error("internal error: the circuit's public inputs differ from the native computation");
@@ -543,6 +547,8 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
     c->footer("The keys are cached in --keys-dir and reused on the next run.");
     add_circuit_options(c, *spec);
     c->add_option("--keys-dir", *keys_dir, "Where keys are cached")->capture_default_str();
+    auto demo_backend = std::make_shared<BackendOptions>();
+    add_backend_options(c, *demo_backend);
     cmds.push_back({c, [=] {
                       PhaseProgress progress("demo: " + spec->describe(), 14);
                       const CircuitInstance ci = make_circuit(*spec);
@@ -573,8 +579,8 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       progress.phase("witness");
                       const groth16::Witness w = synthesize_witness(*ci.proving);
                       groth16::ProverTimings t;
-                      const Proof proof =
-                          groth16::prove_checked(pk, r1cs, w, groth16::ProverRandomness::random(), &t, prover_progress(progress));
+                      const auto backend = make_prover_backend(*demo_backend);
+                      const Proof proof = prove_with(*backend, pk, r1cs, w, &t, prover_progress(progress));
                       progress.phase("verify (from the .vk file)");
                       const auto pvk = groth16::PreparedVerifyingKey::from(groth16::read_vk(vkf));
                       const std::vector<ff::Fr> xs(w.inputs.begin() + 1, w.inputs.end());
@@ -585,6 +591,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       std::printf("public:");
                       for (const auto& x : xs) std::printf(" %s", x.to_decimal().c_str());
                       std::printf("\nverified: %s\n", ok ? "yes" : "NO");
+                      std::printf("backend: %s\n", backend->name().c_str());
                       std::printf("prover: %.0f ms (a,b,c + H NTTs %.0f, H MSM %.0f, L MSM %.0f, A MSM %.0f, B G1 MSM %.0f, B G2 MSM %.0f)\n",
                                   t.total_ms, t.ntt_ms, t.h_msm_ms, t.l_msm_ms, t.a_msm_ms, t.b_g1_msm_ms, t.b_g2_msm_ms);
                       return ok ? 0 : 1;

@@ -1,0 +1,53 @@
+#include "cli/backend_choice.hpp"
+
+#include <stdexcept>
+
+#include "circuit/spmv.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/memory.hpp"
+#include "cuda/prover.hpp"
+#include "groth16/verifier.hpp"
+
+namespace snarkpipe::cli {
+
+void add_backend_options(CLI::App* command, BackendOptions& options) {
+  command
+      ->add_option("--backend", options.backend,
+                   "Where to prove: cpu, cuda (the first GPU), or auto (cuda when a GPU is usable, else cpu)")
+      ->capture_default_str();
+  command
+      ->add_option("--srs-residency", options.srs_residency,
+                   "With cuda: the proving key in GPU memory (vram), pinned in host memory and streamed per proof "
+                   "(host), or vram when it fits (auto)")
+      ->capture_default_str();
+}
+
+std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions& options) {
+  const bool gpu = cuda::usable_device_count() > 0;
+  std::string kind = options.backend;
+  if (kind == "auto") kind = gpu ? "cuda" : "cpu";
+  if (kind == "cpu") return std::make_unique<groth16::CpuBackend>();
+  if (kind != "cuda") throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + options.backend + "')");
+  if (!gpu) throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
+  cuda::CudaBackendOptions o;
+  o.residency = cuda::parse_srs_residency(options.srs_residency);
+  return std::make_unique<cuda::CudaBackend>(o);
+}
+
+groth16::Proof prove_with(groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                          const groth16::Witness& w, groth16::ProverTimings* timings,
+                          const groth16::ProverProgress& progress) {
+  groth16::check_shapes(pk, r1cs, w);
+  const auto sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
+  if (!sat)
+    throw groth16::ProverError("the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row));
+  const groth16::ProverRandomness rs = groth16::ProverRandomness::random();
+  const groth16::Proof proof = backend.finish(pk.vk, backend.start(pk, r1cs, w, timings, progress), rs);
+  const std::vector<ff::Fr> publics(w.inputs.begin() + 1, w.inputs.end());
+  if (!groth16::verify(groth16::PreparedVerifyingKey::from(pk.vk), proof, publics))
+    throw std::runtime_error("internal error: the " + backend.name() +
+                             " backend's proof does not verify against its own key; not returning it");
+  return proof;
+}
+
+}  // namespace snarkpipe::cli

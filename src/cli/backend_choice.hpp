@@ -1,0 +1,32 @@
+// Which prover backend a command uses: --backend cpu|cuda|auto (auto: the GPU when one is
+// usable, else the CPU) and, for CUDA, --srs-residency vram|host|auto.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "groth16/backend.hpp"
+
+namespace snarkpipe::cli {
+
+struct BackendOptions {
+  std::string backend = "auto";
+  std::string srs_residency = "auto";
+};
+
+void add_backend_options(CLI::App* command, BackendOptions& options);
+
+// Throws std::invalid_argument naming the problem (an unknown backend; cuda without a GPU,
+// with the reason).
+std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions& options);
+
+// prove_checked's contract with any backend: a witness that does not satisfy the circuit is
+// refused (naming the first failing constraint), and the proof is verified before it is
+// returned.
+groth16::Proof prove_with(groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                          const groth16::Witness& witness, groth16::ProverTimings* timings = nullptr,
+                          const groth16::ProverProgress& progress = {});
+
+}  // namespace snarkpipe::cli
