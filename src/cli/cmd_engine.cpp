@@ -26,6 +26,7 @@
 #include "engine/waterfall.hpp"
 #include "engine/witness.hpp"
 #include "cuda/fixed_base.hpp"
+#include "groth16/packed_witness.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 
@@ -77,6 +78,15 @@ struct Workload {
   engine::WitnessSource source;
   std::vector<std::vector<ff::Fr>> publics;  // per partition index
   std::string describe;
+  // One witness's host bytes as a full vector and packed (0/1 values as bits): what a
+  // partition holds while it waits for a device, for backends that take either form.
+  std::uint64_t witness_bytes = 0, packed_witness_bytes = 0;
+  void measure(const groth16::Witness& w) {
+    witness_bytes = (w.inputs.size() + w.aux.size()) * sizeof(ff::Fr);
+    groth16::PackedWitness p;
+    groth16::pack_witness(w.inputs, w.aux, p);
+    packed_witness_bytes = p.capacity_bytes();
+  }
 };
 
 RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, std::size_t concurrency,
@@ -147,7 +157,10 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
                  {"latency_p99_s", engine::percentile(tp.latencies, 99)},
                  {"peak_rss_bytes", peak_rss_bytes()},
                  {"peak_vram_bytes", vram},
-                 {"proofs_verified", verified}};
+                 {"proofs_verified", verified},
+                 // Host bytes of one partition's witness while it waits for a device.
+                 {"witness_bytes_per_partition", provider->packed_witnesses() ? work.packed_witness_bytes : work.witness_bytes},
+                 {"witness_form", provider->packed_witnesses() ? "packed (0/1 values as bits)" : "full"}};
   return res;
 }
 
@@ -164,6 +177,9 @@ void print_run(const RunResult& r) {
   std::printf("peak RSS          %s\n", engine::format_bytes(m["peak_rss_bytes"].get<std::uint64_t>()).c_str());
   std::printf("peak device mem.  %s\n", engine::format_bytes(m["peak_vram_bytes"].get<std::uint64_t>()).c_str());
   std::printf("proofs verified   %zu\n", m["proofs_verified"].get<std::size_t>());
+  std::printf("witness in flight %s per partition (%s)\n",
+              engine::format_bytes(m["witness_bytes_per_partition"].get<std::uint64_t>()).c_str(),
+              m["witness_form"].get<std::string>().c_str());
 }
 
 // A circuit of the CLI's registry (src/cli/circuits.hpp): recorded, set up on the CPU, every
@@ -181,6 +197,7 @@ Workload gadget_workload(const PipelineOptions& o) {
   groth16::Witness one;
   engine::synthesize_into(*proving, one);
   w.publics = {std::vector<ff::Fr>(one.inputs.begin() + 1, one.inputs.end())};
+  w.measure(one);
   return w;
 }
 
@@ -209,6 +226,7 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
     // run measures the provers (this generator's witness costs ~15 CPU-seconds at full size).
     auto cache = std::make_shared<std::vector<circuit::SyntheticWitness>>();
     for (std::size_t k = 0; k < o.witness_cache; ++k) cache->push_back(circuit::generate_synthetic_witness(shape, k));
+    w.measure(groth16::Witness{(*cache)[0].inputs, (*cache)[0].aux});
     w.source = [cache](std::size_t k, groth16::Witness& out) {
       const circuit::SyntheticWitness& src = (*cache)[k % cache->size()];
       out.inputs = src.inputs;
@@ -232,6 +250,7 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   for (std::size_t k = 0; k < o.partitions; ++k) {
     circuit::SyntheticWitness sw = circuit::generate_synthetic_witness(shape, k);
     w.publics.emplace_back(sw.inputs.begin() + 1, sw.inputs.end());
+    if (k == 0) w.measure(groth16::Witness{sw.inputs, sw.aux});
   }
   return w;
 }

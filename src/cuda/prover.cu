@@ -68,6 +68,23 @@ __global__ void classify_kernel(const fr_t* __restrict__ s, std::size_t n, uint8
   iota[i] = uint32_t(i);
 }
 
+// z_aux[j] from a packed witness: a general value (by its rank among them) or 0 / 1.
+__global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64_t* __restrict__ ones,
+                              const uint32_t* __restrict__ rank, const fr_t* __restrict__ values, std::size_t n,
+                              fr_t* __restrict__ z_aux) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const std::size_t w = j / 64;
+  const unsigned b = unsigned(j % 64);
+  const uint64_t g = general[w];
+  fr_t x;
+  if ((g >> b) & 1)
+    x = fr_t::load(&values[rank[w] + __popcll(g & ((uint64_t(1) << b) - 1))]);
+  else
+    x = ((ones[w] >> b) & 1) ? fr_t::one() : fr_t::zero();
+  x.store(&z_aux[j]);
+}
+
 fr_t to_device(const Fr& x) {
   fr_t r;
   static_assert(sizeof(fr_t) == sizeof(Fr));
@@ -173,6 +190,7 @@ struct CudaBackend::Impl {
   cudaEvent_t marks[10]{};
   cudaEvent_t ntt_ready = nullptr, ntt_done = nullptr;
   std::mutex mu;  // one proof at a time per backend (the engine holds one backend per worker)
+  std::unique_ptr<Uploader> uploader;  // the witness's pinned staging, made once
 
   CudaBackendOptions options;
   SrsResidency used = SrsResidency::vram;
@@ -198,6 +216,7 @@ struct CudaBackend::Impl {
     SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&ntt_done, cudaEventDisableTiming));
   }
   ~Impl() {
+    uploader.reset();
     keys.clear();
     circuits.clear();
     stream_g1.reset();
@@ -403,6 +422,7 @@ CudaBackend::CudaBackend(const CudaBackendOptions& options) {
     throw CudaError("CudaBackend", 100, "no usable CUDA device " + std::to_string(options.device), __FILE__,
                     __LINE__);
   impl_ = std::make_unique<Impl>(options);
+  impl_->uploader = std::make_unique<Uploader>(impl_->stream);
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -445,6 +465,23 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
 ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& w,
                               groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
   groth16::check_shapes(pk, r1cs, w);
+  return start_common(pk, r1cs, &w, nullptr, timings, progress);
+}
+
+ProofParts CudaBackend::start_packed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                     const groth16::PackedWitness& w, groth16::ProverTimings* timings,
+                                     const groth16::ProverProgress& progress) {
+  groth16::check_shapes(pk, r1cs, w.inputs, w.num_aux);
+  const std::size_t words = (w.num_aux + 63) / 64;
+  if (w.general.size() != words || w.ones.size() != words || w.rank.size() != words)
+    throw groth16::ProverError("the packed witness's bitmaps do not match its " + std::to_string(w.num_aux) +
+                               " aux values");
+  return start_common(pk, r1cs, nullptr, &w, timings, progress);
+}
+
+ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                     const groth16::Witness* full, const groth16::PackedWitness* packed,
+                                     groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
@@ -487,10 +524,31 @@ ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs
   phase("a,b,c + H (NTT)");
   mark(0);
   DeviceBuffer z = m.pool.acquire(r1cs.num_columns() * sizeof(Fr));
+  DeviceBuffer packed_parts[4];
   {
-    Uploader up(st);
-    up.copy(z.data(), w.inputs.data(), nin * sizeof(Fr));
-    up.copy(z.as<Fr>() + nin, w.aux.data(), naux * sizeof(Fr));
+    Uploader& up = *m.uploader;
+    if (full) {
+      up.copy(z.data(), full->inputs.data(), nin * sizeof(Fr));
+      up.copy(z.as<Fr>() + nin, full->aux.data(), naux * sizeof(Fr));
+    } else {
+      // Bits and the general values cross the bus (~1/10 of the full witness); the device
+      // writes the aux values into z.
+      const std::size_t words = packed->general.size();
+      up.copy(z.data(), packed->inputs.data(), nin * sizeof(Fr));
+      packed_parts[0] = m.pool.acquire(std::max<std::size_t>(words, 1) * 8);
+      packed_parts[1] = m.pool.acquire(std::max<std::size_t>(words, 1) * 8);
+      packed_parts[2] = m.pool.acquire(std::max<std::size_t>(words, 1) * 4);
+      packed_parts[3] = m.pool.acquire(std::max<std::size_t>(packed->values.size(), 1) * sizeof(Fr));
+      up.copy(packed_parts[0].data(), packed->general.data(), words * 8);
+      up.copy(packed_parts[1].data(), packed->ones.data(), words * 8);
+      up.copy(packed_parts[2].data(), packed->rank.data(), words * 4);
+      up.copy(packed_parts[3].data(), packed->values.data(), packed->values.size() * sizeof(Fr));
+      if (naux)
+        unpack_kernel<<<blocks_for(naux, 256), 256, 0, st>>>(
+            packed_parts[0].as<uint64_t>(), packed_parts[1].as<uint64_t>(), packed_parts[2].as<uint32_t>(),
+            packed_parts[3].as<fr_t>(), naux, z.as<fr_t>() + nin);
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+    }
     mark(1);
   }
   DeviceBuffer abc[3] = {m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr))};

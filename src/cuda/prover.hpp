@@ -55,6 +55,11 @@ class CudaBackend final : public groth16::ProverBackend {
   groth16::ProofParts start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& witness,
                             groth16::ProverTimings* timings = nullptr,
                             const groth16::ProverProgress& progress = {}) override;
+  // The packed form: only the bits and the general values cross the bus.
+  groth16::ProofParts start_packed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                   const groth16::PackedWitness& witness, groth16::ProverTimings* timings = nullptr,
+                                   const groth16::ProverProgress& progress = {}) override;
+  bool takes_packed() const override { return true; }
   void release_key(const groth16::ProvingKey& pk) override;
   void release_circuit(const circuit::R1cs& r1cs) override;
 
@@ -69,6 +74,9 @@ class CudaBackend final : public groth16::ProverBackend {
   const CudaProverPhases& last_phases() const;
 
  private:
+  groth16::ProofParts start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                   const groth16::Witness* full, const groth16::PackedWitness* packed,
+                                   groth16::ProverTimings* timings, const groth16::ProverProgress& progress);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -29,6 +29,16 @@ groth16::ProofParts CudaBackend::start(const groth16::ProvingKey&, const circuit
                                        groth16::ProverTimings*, const groth16::ProverProgress&) {
   return {};
 }
+groth16::ProofParts CudaBackend::start_packed(const groth16::ProvingKey&, const circuit::R1cs&,
+                                              const groth16::PackedWitness&, groth16::ProverTimings*,
+                                              const groth16::ProverProgress&) {
+  return {};
+}
+groth16::ProofParts CudaBackend::start_common(const groth16::ProvingKey&, const circuit::R1cs&, const groth16::Witness*,
+                                              const groth16::PackedWitness*, groth16::ProverTimings*,
+                                              const groth16::ProverProgress&) {
+  return {};
+}
 void CudaBackend::release_key(const groth16::ProvingKey&) {}
 void CudaBackend::release_circuit(const circuit::R1cs&) {}
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&, SrsResidency,

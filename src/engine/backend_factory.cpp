@@ -27,6 +27,12 @@ class SharedCudaBackend final : public groth16::ProverBackend {
                             groth16::ProverTimings* t, const groth16::ProverProgress& p) override {
     return b_->start(pk, r1cs, w, t, p);
   }
+  groth16::ProofParts start_packed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                   const groth16::PackedWitness& w, groth16::ProverTimings* t,
+                                   const groth16::ProverProgress& p) override {
+    return b_->start_packed(pk, r1cs, w, t, p);
+  }
+  bool takes_packed() const override { return true; }
   void release_key(const groth16::ProvingKey& pk) override { b_->release_key(pk); }
   void release_circuit(const circuit::R1cs& r1cs) override { b_->release_circuit(r1cs); }
 

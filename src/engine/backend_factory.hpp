@@ -35,6 +35,9 @@ class BackendProvider {
   // A backend for one worker of `device`, used by that worker's thread only.
   virtual std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const = 0;
   virtual MemoryNeeds needs(const CircuitKeys& keys) const = 0;
+  // Whether partitions should wait for this backend's devices as packed witnesses (0/1
+  // values as bits; groth16/packed_witness.hpp) rather than full ones.
+  virtual bool packed_witnesses() const { return false; }
 };
 
 // The CPU backend (groth16::CpuBackend): one device, "cpu", no device memory. The host
@@ -62,6 +65,7 @@ class CudaBackendProvider final : public BackendProvider {
   std::vector<DeviceSpec> devices() const override { return devices_; }
   std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const override;
   MemoryNeeds needs(const CircuitKeys& keys) const override;
+  bool packed_witnesses() const override { return true; }
 
  private:
   std::vector<DeviceSpec> devices_;

@@ -238,9 +238,11 @@ void Engine::finish_job(Job& job, JobState state, const std::string& error) {
 }
 
 void Engine::release_ready(Ready& r) {
-  pool_.give_back(std::move(r.buffer));
-  host_.release(r.working);
+  if (r.buffer) pool_.give_back(std::move(r.buffer));
+  host_.release(r.working + r.packed_charge);
   r.working = 0;
+  r.packed_charge = 0;
+  r.packed.reset();
 }
 
 void Engine::settle(Job& job) {

@@ -37,6 +37,7 @@
 
 #include "engine/backend_factory.hpp"
 #include "engine/buffer_pool.hpp"
+#include "groth16/packed_witness.hpp"
 #include "engine/circuit_store.hpp"
 #include "engine/config.hpp"
 #include "engine/job.hpp"
@@ -111,9 +112,14 @@ class Engine {
     std::vector<unsigned> device_failures;  // per partition
   };
   // A synthesized partition waiting for a device, holding its buffer and host reservation.
+  // A synthesized partition waiting for a device: its full witness buffer, or (when the
+  // backend takes packed witnesses) the packed form, charged on its own, the buffer back in
+  // the pool for the next synthesis.
   struct Ready {
     WitnessBufferPool::Handle buffer;
     std::uint64_t working = 0;
+    std::unique_ptr<groth16::PackedWitness> packed;
+    std::uint64_t packed_charge = 0;
   };
   struct PendingRelease {
     std::shared_ptr<const CircuitKeys> keys;

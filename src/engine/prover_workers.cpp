@@ -82,7 +82,8 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
       d.turn.wait(kernels, [&] { return d.serving == ticket; });
       timeline_.record(key.job, key.partition, Stage::GPU_START, int(slot));
       try {
-        parts = backend->start(keys->pk, keys->r1cs, ready.buffer->witness);
+        parts = ready.packed ? backend->start_packed(keys->pk, keys->r1cs, *ready.packed)
+                             : backend->start(keys->pk, keys->r1cs, ready.buffer->witness);
       } catch (const groth16::ProverError& e) {
         partition_error = e.what();
       } catch (const std::exception& e) {
@@ -95,7 +96,10 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     d.turn.notify_all();
     std::vector<ff::Fr> publics;
     if (partition_error.empty() && device_error.empty())
-      publics.assign(ready.buffer->witness.inputs.begin() + 1, ready.buffer->witness.inputs.end());
+    {
+      const std::vector<ff::Fr>& in = ready.packed ? ready.packed->inputs : ready.buffer->witness.inputs;
+      publics.assign(in.begin() + 1, in.end());
+    }
 
     lock.lock();
     d.memory->release(per_partition);

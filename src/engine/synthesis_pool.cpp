@@ -74,6 +74,17 @@ void Engine::synthesis_worker() {
     } catch (const std::exception& e) {
       error = where + "witness generation failed: " + e.what();
     }
+    // A backend that takes packed witnesses gets the 0/1 values as bits: the partition then
+    // waits for its device holding ~1/10 of the full witness, and the buffer is reused.
+    std::unique_ptr<groth16::PackedWitness> packed;
+    if (error.empty() && backend_->packed_witnesses()) {
+      try {
+        packed = std::make_unique<groth16::PackedWitness>();
+        groth16::pack_witness(buffer->witness.inputs, buffer->witness.aux, *packed);
+      } catch (const std::exception& e) {
+        error = where + "packing the witness failed: " + e.what();
+      }
+    }
     timeline_.record(key.job, key.partition, Stage::SYNTH_END);
 
     lock.lock();
@@ -87,7 +98,13 @@ void Engine::synthesis_worker() {
       wake();
       continue;
     }
-    ready_.push(key, Ready{std::move(buffer), working});
+    if (packed && host_.try_reserve(packed->capacity_bytes())) {
+      const std::uint64_t charge = packed->capacity_bytes();
+      pool_.give_back(std::move(buffer));
+      ready_.push(key, Ready{nullptr, working, std::move(packed), charge});
+    } else {
+      ready_.push(key, Ready{std::move(buffer), working});  // the full witness (no room for both)
+    }
     timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
     wake();
   }

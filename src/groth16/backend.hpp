@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "groth16/packed_witness.hpp"
 #include "groth16/prover.hpp"
 
 namespace snarkpipe::groth16 {
@@ -20,6 +21,14 @@ class ProverBackend {
   // keyed by its address, until release_key()).
   virtual ProofParts start(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
                            ProverTimings* timings = nullptr, const ProverProgress& progress = {}) = 0;
+  // The same from a packed witness (0/1 values as bits). The default unpacks and calls
+  // start(); a backend that takes the packed form directly says so with takes_packed().
+  virtual ProofParts start_packed(const ProvingKey& pk, const circuit::R1cs& r1cs, const PackedWitness& witness,
+                                  ProverTimings* timings = nullptr, const ProverProgress& progress = {}) {
+    return start(pk, r1cs, unpack_witness(witness), timings, progress);
+  }
+  virtual bool takes_packed() const { return false; }
+
   // Forgets anything cached for this key or circuit (device-resident copies and the like).
   virtual void release_key(const ProvingKey& /*pk*/) {}
   virtual void release_circuit(const circuit::R1cs& /*r1cs*/) {}

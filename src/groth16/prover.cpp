@@ -66,13 +66,17 @@ std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, Pro
 }
 
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w) {
+  check_shapes(pk, r1cs, w.inputs, w.aux.size());
+}
+
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux) {
   auto fail = [](const std::string& what) { throw ProverError(what); };
   auto n = [](std::size_t x) { return std::to_string(x); };
-  if (w.inputs.size() != r1cs.num_inputs)
-    fail("the witness has " + n(w.inputs.size()) + " inputs (ONE included); the circuit has " + n(r1cs.num_inputs));
-  if (w.aux.size() != r1cs.num_aux)
-    fail("the witness has " + n(w.aux.size()) + " aux values; the circuit has " + n(r1cs.num_aux));
-  if (w.inputs.empty() || !w.inputs[0].is_one()) fail("the witness's first input must be the constant ONE");
+  if (inputs.size() != r1cs.num_inputs)
+    fail("the witness has " + n(inputs.size()) + " inputs (ONE included); the circuit has " + n(r1cs.num_inputs));
+  if (num_aux != r1cs.num_aux)
+    fail("the witness has " + n(num_aux) + " aux values; the circuit has " + n(r1cs.num_aux));
+  if (inputs.empty() || !inputs[0].is_one()) fail("the witness's first input must be the constant ONE");
   if (pk.vk.ic.size() != r1cs.num_inputs)
     fail("the key is for " + n(pk.vk.ic.size()) + " inputs; the circuit has " + n(r1cs.num_inputs) +
          " (a key for another circuit?)");

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,7 @@ Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witn
 // Throws ProverError when the key, circuit and witness do not fit together, naming what
 // differs (every backend calls it first).
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness);
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux);
 
 // The CPU backend's start(): checks shapes, computes H and the five MSMs.
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,

@@ -38,6 +38,9 @@ TEST(CudaProver, SameProofAsTheCpuBackend) {
       const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
       const groth16::Proof got = gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs);
       EXPECT_EQ(got.to_bytes(), want.to_bytes());
+      groth16::PackedWitness packed;  // the 0/1 values as bits, unpacked on the device
+      groth16::pack_witness(w.inputs, w.aux, packed);
+      EXPECT_EQ(gpu.finish(pk.vk, gpu.start_packed(pk, r1cs, packed), rs).to_bytes(), want.to_bytes());
       EXPECT_TRUE(groth16::verify(pvk, got, publics_of(w)));
     }
     gpu.release_key(pk);

@@ -112,8 +112,10 @@ class ScriptedBackend final : public groth16::ProverBackend {
 class ScriptedProvider final : public engine::BackendProvider {
  public:
   ScriptedProvider(int n, std::uint64_t memory, engine::MemoryNeeds device_needs, std::shared_ptr<BackendScript> script,
-                   bool host_working = true)
-      : n_(n), memory_(memory), device_needs_(device_needs), script_(std::move(script)), host_working_(host_working) {}
+                   bool host_working = true, bool packed = false)
+      : n_(n), memory_(memory), device_needs_(device_needs), script_(std::move(script)), host_working_(host_working),
+        packed_(packed) {}
+  bool packed_witnesses() const override { return packed_; }
   std::string kind() const override { return "scripted"; }
   std::vector<engine::DeviceSpec> devices() const override {
     std::vector<engine::DeviceSpec> d;
@@ -137,6 +139,7 @@ class ScriptedProvider final : public engine::BackendProvider {
   engine::MemoryNeeds device_needs_;
   std::shared_ptr<BackendScript> script_;
   bool host_working_;
+  bool packed_;
 };
 
 }  // namespace snarkpipe::testing

@@ -46,9 +46,9 @@ class Harness {
   }
   void start_cpu(EngineConfig config) { start(std::move(config), std::make_shared<CpuBackendProvider>()); }
   void start_scripted(EngineConfig config, int devices = 1, MemoryNeeds device_needs = {}, std::uint64_t memory = 0,
-                      bool host_working = true) {
-    start(std::move(config),
-          std::make_shared<snarkpipe::testing::ScriptedProvider>(devices, memory, device_needs, script, host_working));
+                      bool host_working = true, bool packed = false) {
+    start(std::move(config), std::make_shared<snarkpipe::testing::ScriptedProvider>(devices, memory, device_needs, script,
+                                                                                    host_working, packed));
   }
   ProofRequest request(std::size_t partitions, Priority p = Priority::NORMAL, std::string key = "") const {
     return {"tiny", circuit.source(), partitions, p, std::move(key)};
@@ -484,4 +484,17 @@ TEST(Engine, PartitionsReachTheDeviceInQueueOrder) {
   // queue held only some); every later one left a full queue, in order, and must start so.
   std::vector<std::pair<JobId, std::uint32_t>> rest(started.begin() + 3, started.end());
   EXPECT_TRUE(std::is_sorted(rest.begin(), rest.end())) << "a partition was overtaken by a younger job's";
+}
+
+// A backend that takes packed witnesses (as the CUDA one does): partitions wait as packed
+// witnesses, the full buffers go back to the pool at once, and the proofs are the same.
+TEST(Engine, PackedWitnessesProveTheSame) {
+  Harness h("Engine.Packed");
+  h.start_scripted(small_config(2, 2), 2, {}, 0, true, true);
+  std::vector<JobId> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(h.engine->submit(h.request(4)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 4);
+  const EngineStats s = h.engine->stats();
+  EXPECT_EQ(s.partitions_proved, 12u);
+  EXPECT_LE(s.buffers_created, 2u + 1u);  // about one full buffer per synthesis worker, not per partition
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "circuit/spmv.hpp"
+#include "groth16/packed_witness.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -233,3 +234,31 @@ TEST(ParamsFile, MalformedFilesAreRejected) {
   }
   std::filesystem::remove(path);
 }
+
+namespace snarkpipe::groth16 {
+namespace {
+
+// pack_witness / unpack_witness: 0, 1 and general values in every mix, word boundaries, reuse.
+TEST(PackedWitness, RoundTripsAndCountsTheGeneralValues) {
+  ff::SeededRng rng(test_seed("PackedWitness"));
+  PackedWitness p;
+  for (std::size_t n : {0, 1, 63, 64, 65, 1000, 200003}) {
+    std::vector<Fr> inputs = {Fr::one(), Fr::random(rng)};
+    std::vector<Fr> aux(n);
+    std::size_t general = 0;
+    for (auto& x : aux) {
+      const auto kind = rng.next_u64() % 10;
+      x = kind < 4 ? Fr::zero() : kind < 8 ? Fr::one() : Fr::random(rng);
+      general += !x.is_zero() && !(x == Fr::one());
+    }
+    pack_witness(inputs, aux, p);
+    EXPECT_EQ(p.num_aux, n);
+    EXPECT_EQ(p.values.size(), general);
+    const Witness w = unpack_witness(p);
+    EXPECT_EQ(w.inputs, inputs);
+    EXPECT_EQ(w.aux, aux) << "n = " << n;
+  }
+}
+
+}  // namespace
+}  // namespace snarkpipe::groth16

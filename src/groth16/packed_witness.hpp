@@ -1,0 +1,34 @@
+// A witness with its 0/1 aux values as bits. About 90 % of a PoRep partition's 130M aux
+// values are 0 or 1, so the packed form is ~0.45 GB where the full one is 4.2 GB: what the
+// engine holds per partition in flight, and what crosses the bus to a GPU (which unpacks it).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "groth16/prover.hpp"
+
+namespace snarkpipe::groth16 {
+
+struct PackedWitness {
+  std::vector<Fr> inputs;              // ONE first, as in Witness
+  std::uint64_t num_aux = 0;
+  std::vector<std::uint64_t> general;  // bit j of word j/64: aux j is neither 0 nor 1
+  std::vector<std::uint64_t> ones;     // bit j: aux j is 1 (never set where general is)
+  std::vector<std::uint32_t> rank;     // rank[w]: general values in the words before w
+  std::vector<Fr> values;              // the general aux values, in aux order
+
+  std::uint64_t capacity_bytes() const {
+    return inputs.capacity() * sizeof(Fr) + (general.capacity() + ones.capacity()) * 8 + rank.capacity() * 4 +
+           values.capacity() * sizeof(Fr);
+  }
+};
+
+// Packs (multi-threaded; reuses out's capacity). Throws std::invalid_argument when the aux
+// vector has 2^32 or more general values.
+void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWitness& out);
+// The full witness back.
+Witness unpack_witness(const PackedWitness& packed);
+
+}  // namespace snarkpipe::groth16
