@@ -19,6 +19,7 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "groth16/packed_witness.hpp"
 
 namespace snarkpipe::cli {
 
@@ -134,6 +135,11 @@ int run_synthetic(const SyntheticOptions& o) {
     const circuit::WitnessStats ws = circuit::measure_witness(w.aux);
     measured["aux_zero_or_one_fraction"] = double(ws.zeros + ws.ones) / aux;
     measured["aux_zero_fraction"] = double(ws.zeros) / aux;
+    // What a partition's witness holds on the host while it waits for a GPU: full, or packed.
+    groth16::PackedWitness packed;
+    groth16::pack_witness(w.inputs, w.aux, packed);
+    measured["witness_bytes"] = (w.inputs.size() + w.aux.size()) * sizeof(ff::Fr);
+    measured["packed_witness_bytes"] = packed.capacity_bytes();
   }
   record["measured"] = measured;
   record["target"] = {{"a_per_row", shape.a_per_row},         {"b_per_row", shape.b_per_row},
