@@ -4,6 +4,7 @@
 
 #include "circuit/spmv.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/fixed_base.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/prover.hpp"
 #include "groth16/verifier.hpp"
@@ -49,5 +50,19 @@ groth16::Proof prove_with(groth16::ProverBackend& backend, const groth16::Provin
                              " backend's proof does not verify against its own key; not returning it");
   return proof;
 }
+
+struct SetupMultiplierChoice::Tables {
+  cuda::GpuFixedBaseG1 g1{ec::G1Affine::generator()};
+  cuda::GpuFixedBaseG2 g2{ec::G2Affine::generator()};
+};
+
+SetupMultiplierChoice::SetupMultiplierChoice(bool on_gpu) {
+  if (!on_gpu) return;
+  tables_ = std::make_unique<Tables>();
+  multipliers_.g1 = [t = tables_.get()](std::span<const ff::Fr> k) { return t->g1.batch_mul(k); };
+  multipliers_.g2 = [t = tables_.get()](std::span<const ff::Fr> k) { return t->g2.batch_mul(k); };
+}
+
+SetupMultiplierChoice::~SetupMultiplierChoice() = default;
 
 }  // namespace snarkpipe::cli

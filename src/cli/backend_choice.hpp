@@ -8,6 +8,7 @@
 #include <string>
 
 #include "groth16/backend.hpp"
+#include "groth16/setup.hpp"
 
 namespace snarkpipe::cli {
 
@@ -28,5 +29,19 @@ std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions
 groth16::Proof prove_with(groth16::ProverBackend& backend, const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                           const groth16::Witness& witness, groth16::ProverTimings* timings = nullptr,
                           const groth16::ProverProgress& progress = {});
+
+// Setup's fixed-base multiplications on the first GPU (cuda/fixed_base.hpp), or on the CPU
+// when `on_gpu` is false; the GPU tables live as long as this object.
+class SetupMultiplierChoice {
+ public:
+  explicit SetupMultiplierChoice(bool on_gpu);
+  ~SetupMultiplierChoice();
+  const groth16::SetupMultipliers& get() const { return multipliers_; }
+
+ private:
+  struct Tables;
+  std::unique_ptr<Tables> tables_;
+  groth16::SetupMultipliers multipliers_;
+};
 
 }  // namespace snarkpipe::cli

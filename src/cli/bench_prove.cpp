@@ -1,4 +1,5 @@
 #include "cli/bench_prove.hpp"
+#include "cli/measure.hpp"
 
 #include <sys/resource.h>
 
@@ -13,7 +14,6 @@
 #include "cli/backend_choice.hpp"
 #include "cli/bench_cpu.hpp"
 #include "cuda/device_info.hpp"
-#include "cuda/fixed_base.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/prover.hpp"
 #include "ff/random.hpp"
@@ -26,21 +26,6 @@
 namespace snarkpipe::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return std::uint64_t(u.ru_maxrss) * 1024;
-}
 
 void say(const char* fmt, auto... args) {
   std::fprintf(stderr, fmt, args...);
@@ -76,22 +61,14 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
     say("  key read from %s in %.0f ms\n", opt.params.c_str(), ms_since(t0));
   } else {
     // On a GPU backend the fixed-base multiplications (setup's bulk) run on the GPU too.
-    groth16::SetupMultipliers mult;
-    std::unique_ptr<cuda::GpuFixedBaseG1> g1;
-    std::unique_ptr<cuda::GpuFixedBaseG2> g2;
-    if (backend_name == "cuda") {
-      g1 = std::make_unique<cuda::GpuFixedBaseG1>(ec::G1Affine::generator());
-      g2 = std::make_unique<cuda::GpuFixedBaseG2>(ec::G2Affine::generator());
-      mult.g1 = [&](std::span<const ff::Fr> k) { return g1->batch_mul(k); };
-      mult.g2 = [&](std::span<const ff::Fr> k) { return g2->batch_mul(k); };
-    }
+    const SetupMultiplierChoice mult(backend_name == "cuda");
     auto ts = Clock::now();
     pk = groth16::setup(
         r1cs,
         [&](std::string_view phase) {
           say("  setup: %.*s (%.1f s)\n", int(phase.size()), phase.data(), ms_since(ts) / 1e3);
         },
-        mult);
+        mult.get());
     say("  setup in %.0f ms\n", ms_since(t0));
     if (!opt.params.empty()) groth16::write_params(opt.params, pk);
   }

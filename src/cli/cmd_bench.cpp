@@ -14,6 +14,7 @@
 #include "cli/bench_prove.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "cli/measure.hpp"
 #include "circom/prover.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
@@ -25,10 +26,6 @@
 namespace snarkpipe::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
   if (json) {
@@ -50,17 +47,6 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
     f << record.dump(2) << "\n";
   }
   return 0;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The 1-minute load average: benchmarks on a shared machine record it before and after.
-double load_average() {
-  double l[1] = {-1};
-  return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
 std::string shell_quote(const std::string& s) {

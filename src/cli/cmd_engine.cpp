@@ -20,12 +20,13 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "cli/measure.hpp"
 #include "engine/config.hpp"
 #include "engine/engine.hpp"
 #include "engine/pipeline_metrics.hpp"
 #include "engine/waterfall.hpp"
 #include "engine/witness.hpp"
-#include "cuda/fixed_base.hpp"
+#include "cli/backend_choice.hpp"
 #include "groth16/packed_witness.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
@@ -52,12 +53,6 @@ struct PipelineOptions {
   std::string timeline;
   std::string out;
 };
-
-std::uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return std::uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
-}
 
 // The run's one JSON object (the keys the issue fixes) plus, for a sweep, its grid point.
 struct RunResult {
@@ -208,16 +203,8 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(o.shape_scale));
   std::fprintf(stderr, "  PoRep-shape synthetic: %s; generating, setting up keys...\n", shape.describe().c_str());
   circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
-  groth16::SetupMultipliers mult;
-  std::unique_ptr<cuda::GpuFixedBaseG1> g1;
-  std::unique_ptr<cuda::GpuFixedBaseG2> g2;
-  if (backend == "cuda") {
-    g1 = std::make_unique<cuda::GpuFixedBaseG1>(ec::G1Affine::generator());
-    g2 = std::make_unique<cuda::GpuFixedBaseG2>(ec::G2Affine::generator());
-    mult.g1 = [&](std::span<const ff::Fr> k) { return g1->batch_mul(k); };
-    mult.g2 = [&](std::span<const ff::Fr> k) { return g2->batch_mul(k); };
-  }
-  groth16::ProvingKey pk = groth16::setup(r1cs, {}, mult);
+  const SetupMultiplierChoice mult(backend == "cuda");
+  groth16::ProvingKey pk = groth16::setup(r1cs, {}, mult.get());
   Workload w;
   w.describe = "porep-shape synthetic, scale " + o.shape_scale + " (" + std::to_string(r1cs.num_constraints) + " constraints)";
   w.keys = engine::make_circuit_keys(w.describe, std::move(r1cs), std::move(pk));

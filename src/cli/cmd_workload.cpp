@@ -18,31 +18,12 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "cli/measure.hpp"
 #include "gadgets/porep_like.hpp"
 
 namespace snarkpipe::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-double load_average() {
-  double l[1] = {-1};
-  return getloadavg(l, 1) == 1 ? l[0] : -1;
-}
-
-std::uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return std::uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
-}
 
 // Counts constraints without keeping them: the size of a circuit too large to record here.
 class CountingConstraintSystem final : public circuit::ConstraintSystem {

@@ -1,0 +1,40 @@
+// What the benchmark commands measure with: wall clock, medians, peak RSS, load average.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+namespace snarkpipe::cli {
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The median (upper middle for an even count); 0 for none.
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The process's peak resident set so far, in bytes.
+inline std::uint64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return std::uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// The 1-minute load average (-1 when unknown): benchmarks on a shared machine record it.
+inline double load_average() {
+  double l[1] = {-1};
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+}  // namespace snarkpipe::cli
