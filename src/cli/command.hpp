@@ -20,5 +20,6 @@ std::vector<Command> register_synthetic_commands(CLI::App& app);  // cmd_synthet
 std::vector<Command> register_workload_commands(CLI::App& app);   // cmd_workload.cpp
 std::vector<Command> register_engine_commands(CLI::App& app);     // cmd_engine.cpp
 std::vector<Command> register_gpu_bench_commands(CLI::App& app);  // cmd_bench_gpu.cpp
+std::vector<Command> register_serve_commands(CLI::App& app);      // cmd_serve.cpp
 
 }  // namespace snarkpipe::cli

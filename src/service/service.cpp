@@ -1,0 +1,304 @@
+#include "service/service.hpp"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <stdexcept>
+
+#include "engine/witness.hpp"
+
+namespace snarkpipe::service {
+
+namespace {
+
+using nlohmann::json;
+
+// Bounds a single request may ask for; beyond them it is a mistake, not a workload.
+constexpr std::uint64_t MAX_PARTITIONS = 1 << 16;
+constexpr std::size_t MAX_BODY_BYTES = 1 << 20;
+
+json parse_object(const std::string& body) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw BadRequest("malformed JSON");
+  if (!j.is_object()) throw BadRequest("the body must be a JSON object");
+  return j;
+}
+
+std::string string_field(const json& j, const char* key, std::string fallback) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_string()) throw BadRequest(std::string("'") + key + "' must be a string");
+  return it->get<std::string>();
+}
+
+std::uint64_t uint_field(const json& j, const char* key, std::uint64_t fallback) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (!it->is_number_unsigned()) throw BadRequest(std::string("'") + key + "' must be a non-negative integer");
+  return it->get<std::uint64_t>();
+}
+
+std::string hex(std::span<const std::uint8_t> bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * bytes.size());
+  for (std::uint8_t b : bytes) {
+    s.push_back(digits[b >> 4]);
+    s.push_back(digits[b & 15]);
+  }
+  return s;
+}
+
+void reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump() + "\n", "application/json");
+}
+
+// Runs a route and maps its exceptions to the API's error statuses, so no request can take
+// the daemon down.
+void answer(httplib::Response& res, const std::function<json()>& route) {
+  try {
+    reply(res, 200, route());
+  } catch (const BadRequest& e) {
+    reply(res, 400, {{"error", e.what()}});
+  } catch (const NotFound& e) {
+    reply(res, 404, {{"error", e.what()}});
+  } catch (const engine::EngineError& e) {
+    reply(res, 400, {{"error", e.what()}});  // a request the engine refuses (see job.hpp)
+  } catch (const std::exception& e) {
+    reply(res, 500, {{"error", e.what()}});
+  }
+}
+
+}  // namespace
+
+Service::Service(engine::Engine& engine, CircuitFactory factory) : engine_(engine), factory_(std::move(factory)) {}
+
+Service::~Service() { stop(); }
+
+bool Service::add_circuit(CircuitType type) {
+  std::lock_guard lock(mu_);
+  if (circuits_.count(type.name) || engine_.circuits().contains(type.name)) return false;
+  auto t = std::make_shared<const CircuitType>(std::move(type));
+  engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
+  circuits_.emplace(t->name, std::move(t));
+  return true;
+}
+
+std::shared_ptr<const CircuitType> Service::circuit(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  const auto it = circuits_.find(name);
+  return it == circuits_.end() ? nullptr : it->second;
+}
+
+json Service::register_circuit(const std::string& body) {
+  const json spec = parse_object(body);
+  if (!factory_.name || !factory_.make) throw BadRequest("this daemon registers its circuits at start only");
+  // Serialized, so two requests for the same new type set it up once.
+  std::lock_guard reg(register_mu_);
+  std::string name;
+  try {
+    name = factory_.name(spec);
+    if (circuit(name)) return {{"name", name}, {"created", false}};
+    add_circuit(factory_.make(spec));
+  } catch (const std::invalid_argument& e) {
+    throw BadRequest(e.what());
+  }
+  return {{"name", name}, {"created", true}};
+}
+
+json Service::submit(const std::string& body) {
+  const json req = parse_object(body);
+  const std::string name = string_field(req, "circuit", "");
+  if (name.empty()) throw BadRequest("'circuit' (a registered circuit's name) is required");
+  const auto type = circuit(name);
+  if (!type) throw BadRequest("unknown circuit '" + name + "'");
+  const std::uint64_t partitions = uint_field(req, "partitions", 1);
+  if (partitions < 1 || partitions > MAX_PARTITIONS)
+    throw BadRequest("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
+  const std::string priority_text = string_field(req, "priority", "normal");
+  const auto priority = engine::parse_priority(priority_text);
+  if (!priority) throw BadRequest("unknown priority '" + priority_text + "' (low, normal, high, critical)");
+  const std::uint64_t seed = uint_field(req, "seed", 1);
+
+  auto publics = std::make_shared<Publics>();
+  publics->values.resize(partitions);
+  engine::WitnessSource source = [type, seed, publics](std::size_t k, groth16::Witness& out) {
+    const std::unique_ptr<circuit::Circuit> c = type->instance(seed, k);
+    engine::synthesize_into(*c, out);
+    std::lock_guard lock(publics->mu);
+    publics->values[k].assign(out.inputs.begin() + 1, out.inputs.end());
+  };
+  const engine::JobId id =
+      engine_.submit({name, std::move(source), partitions, *priority, string_field(req, "idempotency_key", "")});
+  std::lock_guard lock(mu_);
+  // A repeated idempotency key returns the first job, whose record (and witnesses) stand.
+  jobs_.try_emplace(id, JobRecord{name, partitions, std::move(publics)});
+  return {{"id", id}};
+}
+
+engine::JobId Service::find_job(const std::string& id) const {
+  engine::JobId v = 0;
+  const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
+  std::lock_guard lock(mu_);
+  if (ec != std::errc() || end != id.data() + id.size() || !jobs_.count(v)) throw NotFound("unknown job '" + id + "'");
+  return v;
+}
+
+json Service::job(const std::string& id_text) const {
+  const engine::JobId id = find_job(id_text);
+  json out = {{"id", id}};
+  std::shared_ptr<Publics> publics;
+  {
+    std::lock_guard lock(mu_);
+    const JobRecord& r = jobs_.at(id);
+    out["circuit"] = r.circuit;
+    out["partitions"] = r.partitions;
+    publics = r.publics;
+  }
+  const engine::JobState state = engine_.state(id);
+  out["state"] = std::string(engine::state_name(state));
+  if (!engine::is_terminal(state)) return out;
+  const engine::JobResult r = *engine_.wait_for(id, std::chrono::milliseconds(0));
+  if (!r.error.empty()) out["error"] = r.error;
+  if (!r.ok()) return out;
+  json proofs = json::array();
+  for (const auto& p : r.proofs) proofs.push_back(hex(p.to_bytes()));
+  json inputs = json::array();
+  std::lock_guard lock(publics->mu);
+  for (const auto& partition : publics->values) {
+    json values = json::array();
+    for (const auto& x : partition) values.push_back(x.to_decimal());
+    inputs.push_back(std::move(values));
+  }
+  out["proofs"] = std::move(proofs);
+  out["public_inputs"] = std::move(inputs);
+  return out;
+}
+
+json Service::cancel(const std::string& id_text) {
+  const engine::JobId id = find_job(id_text);
+  const bool cancelled = engine_.cancel(id);
+  return {{"id", id}, {"cancelled", cancelled}, {"state", std::string(engine::state_name(engine_.state(id)))}};
+}
+
+Service::JobCounts Service::count_jobs() const {
+  std::vector<std::pair<engine::JobId, std::size_t>> ids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, r] : jobs_) ids.emplace_back(id, r.partitions);
+  }
+  JobCounts c;
+  for (auto s : {engine::JobState::QUEUED, engine::JobState::RUNNING, engine::JobState::DONE, engine::JobState::FAILED,
+                 engine::JobState::CANCELLED})
+    c.jobs[s] = 0;
+  for (const auto& [id, partitions] : ids) {
+    const engine::JobState s = engine_.state(id);
+    ++c.jobs[s];
+    if (s == engine::JobState::QUEUED) c.partitions_queued += partitions;
+  }
+  return c;
+}
+
+json Service::status() const {
+  const engine::EngineStats s = engine_.stats();
+  const JobCounts counts = count_jobs();
+  json devices = json::array();
+  for (const auto& d : s.devices) {
+    devices.push_back({{"index", d.index},
+                       {"name", d.name},
+                       {"in_service", d.in_service},
+                       {"out_of_service_reason", d.out_of_service_reason},
+                       {"workers", d.workers},
+                       // No budget of its own (the CPU): null rather than 2^64-1.
+                       {"memory_budget", d.memory_budget == engine::MemoryBudget::UNLIMITED ? json() : json(d.memory_budget)},
+                       {"memory_peak", d.memory_peak},
+                       {"partitions_proved", d.partitions_proved},
+                       {"failures", d.failures}});
+  }
+  json jobs = json::object();
+  for (const auto& [state, n] : counts.jobs) jobs[std::string(engine::state_name(state))] = n;
+  json circuits = json::array();
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, _] : circuits_) circuits.push_back(name);
+  }
+  return {{"backend", engine_.config().backend},
+          {"devices", devices},
+          {"proofs",
+           {{"partitions_proved", s.partitions_proved},
+            {"partitions_retried", s.partitions_retried},
+            {"verification_failures", s.verification_failures}}},
+          {"jobs", jobs},
+          {"partitions_queued", counts.partitions_queued},
+          {"memory", {{"host_budget", s.host_budget}, {"host_used", s.host_used}, {"host_peak", s.host_peak}}},
+          {"buffers", {{"created", s.buffers_created}, {"reused", s.buffers_reused}, {"idle", s.buffers_idle}}},
+          {"circuits", circuits}};
+}
+
+int Service::start(const std::string& host, int port) {
+  if (http_) throw std::logic_error("the service is already started");
+  auto http = std::make_unique<httplib::Server>();
+  http->set_payload_max_length(MAX_BODY_BYTES);
+  // httplib's default sets SO_REUSEPORT, which lets a second daemon bind the same port and
+  // silently take half the requests (and answer 404 for the other's jobs). SO_REUSEADDR
+  // alone still allows a restart while old connections linger in TIME_WAIT.
+  http->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  http->Post("/v1/circuits", [this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return register_circuit(req.body); });
+  });
+  http->Get("/v1/circuits", [this](const httplib::Request&, httplib::Response& res) {
+    answer(res, [&] { return json{{"circuits", status()["circuits"]}}; });
+  });
+  http->Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return submit(req.body); });
+  });
+  http->Get(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return job(req.matches[1]); });
+  });
+  http->Delete(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return cancel(req.matches[1]); });
+  });
+  http->Get("/v1/status", [this](const httplib::Request&, httplib::Response& res) {
+    answer(res, [&] { return status(); });
+  });
+  http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    try {
+      res.set_content(metrics_text(), "text/plain; version=0.0.4");
+    } catch (const std::exception& e) {
+      reply(res, 500, {{"error", e.what()}});
+    }
+  });
+  // Paths no route takes, and bodies over the limit, get the API's error shape too.
+  http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.body.empty())
+      reply(res, res.status, {{"error", res.status == 404 ? "no route " + req.method + " " + req.path
+                                                          : "HTTP " + std::to_string(res.status)}});
+  });
+  const int bound = port == 0 ? http->bind_to_any_port(host) : (http->bind_to_port(host, port) ? port : -1);
+  if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
+  http_ = std::move(http);
+  auto returned = std::make_shared<std::atomic<bool>>(false);
+  listener_ = std::thread([server = http_.get(), returned] {
+    server->listen_after_bind();
+    *returned = true;
+  });
+  // stop() only reaches a server that is running; wait for it, so a stop() right after
+  // start() cannot be missed and leave the listener blocked for ever.
+  while (!http_->is_running() && !*returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return bound;
+}
+
+void Service::stop() {
+  if (!http_) return;
+  http_->stop();
+  listener_.join();
+  http_.reset();
+}
+
+}  // namespace snarkpipe::service
