@@ -68,17 +68,6 @@ __global__ void mismatch_kernel(const fr_t* a, const fr_t* b, std::size_t n, uns
   if (i < n && !(fr_t::load(&a[i]) == fr_t::load(&b[i]))) atomicAdd(count, 1ull);
 }
 
-template <class C>
-struct DeviceField;
-template <>
-struct DeviceField<ec::G1Curve> {
-  using type = fp_t;
-};
-template <>
-struct DeviceField<ec::G2Curve> {
-  using type = fp2_t;
-};
-
 }  // namespace
 
 void random_scalars(ff::Fr* d_out, std::size_t n, std::uint64_t seed, void* stream) {
@@ -90,7 +79,7 @@ void random_scalars(ff::Fr* d_out, std::size_t n, std::uint64_t seed, void* stre
 template <class C>
 void table_bases(ec::Affine<C>* d_out, std::size_t n, std::span<const ec::Affine<C>> lo,
                  std::span<const ec::Affine<C>> hi, void* stream) {
-  using F = typename DeviceField<C>::type;
+  using F = device_field_t<C>;
   const cudaStream_t st = cudaStream_t(stream);
   void *d_lo = nullptr, *d_hi = nullptr;
   SNARKPIPE_CUDA_CHECK(cudaMalloc(&d_lo, lo.size_bytes()));

@@ -106,6 +106,29 @@ struct __align__(16) xyzz_t {
   }
 };
 
+}  // namespace snarkpipe::cuda
+
+namespace snarkpipe::ec {
+struct G1Curve;
+struct G2Curve;
+}  // namespace snarkpipe::ec
+
+namespace snarkpipe::cuda {
+
+// The device field of a CPU curve type (src/ec/curves.hpp): Fp for G1, Fp2 for G2.
+template <class C>
+struct device_field;
+template <>
+struct device_field<ec::G1Curve> {
+  using type = fp_t;
+};
+template <>
+struct device_field<ec::G2Curve> {
+  using type = fp2_t;
+};
+template <class C>
+using device_field_t = typename device_field<C>::type;
+
 using g1_affine_t = affine_t<fp_t>;
 using g1_xyzz_t = xyzz_t<fp_t>;
 using g2_affine_t = affine_t<fp2_t>;

@@ -18,17 +18,6 @@ constexpr unsigned PER_DIGIT = (1u << DIGIT_BITS) - 1;           // entries d = 
 constexpr unsigned CHUNK = 32;                                   // points per inversion
 constexpr std::size_t BATCH = std::size_t(1) << 22;
 
-template <class C>
-struct DeviceField;
-template <>
-struct DeviceField<ec::G1Curve> {
-  using type = fp_t;
-};
-template <>
-struct DeviceField<ec::G2Curve> {
-  using type = fp2_t;
-};
-
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 template <class F>
@@ -122,7 +111,7 @@ GpuFixedBase<C>::~GpuFixedBase() = default;
 
 template <class C>
 std::vector<ec::Affine<C>> GpuFixedBase<C>::batch_mul(std::span<const ff::Fr> scalars) {
-  using F = typename DeviceField<C>::type;
+  using F = device_field_t<C>;
   Impl& m = *impl_;
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   std::vector<ec::Affine<C>> result(scalars.size());

@@ -23,17 +23,6 @@ namespace {
 
 using ff::Fr;
 
-template <class C>
-struct DeviceField;
-template <>
-struct DeviceField<ec::G1Curve> {
-  using type = fp_t;
-};
-template <>
-struct DeviceField<ec::G2Curve> {
-  using type = fp2_t;
-};
-
 constexpr unsigned MAX_WINDOW_BITS = 22;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 // Sorted pairs per accumulation thread (K): long enough that a thread's few bucket changes
@@ -369,7 +358,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm(std::span<const Fr> scalars, const G
 
 template <class C>
 typename GpuMsm<C>::Jacobian GpuMsm<C>::sum_device(const uint32_t* d_index, std::size_t n) {
-  using F = typename DeviceField<C>::type;
+  using F = device_field_t<C>;
   using P = xyzz_t<F>;
   Impl& m = *impl_;
   if (n == 0) return Jacobian::identity();
@@ -401,7 +390,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::sum_device(const uint32_t* d_index, std:
 template <class C>
 typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg,
                                                    const uint32_t* d_base_index, std::size_t base_offset) {
-  using F = typename DeviceField<C>::type;
+  using F = device_field_t<C>;
   using P = xyzz_t<F>;
   Impl& m = *impl_;
   if (n + base_offset > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");

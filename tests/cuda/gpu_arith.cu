@@ -97,17 +97,6 @@ std::vector<H> field_op(FieldOp op, std::span<const H> a, std::span<const H> b) 
       a, b);
 }
 
-template <class C>
-struct DeviceField;
-template <>
-struct DeviceField<ec::G1Curve> {
-  using type = fp_t;
-};
-template <>
-struct DeviceField<ec::G2Curve> {
-  using type = fp2_t;
-};
-
 }  // namespace
 
 std::vector<ff::Fr> fr_op(FieldOp op, std::span<const ff::Fr> a, std::span<const ff::Fr> b) {
@@ -123,7 +112,7 @@ std::vector<ff::Fp2> fp2_op(FieldOp op, std::span<const ff::Fp2> a, std::span<co
 template <class C>
 std::vector<ec::XYZZ<C>> point_op(PointOp op, std::span<const ec::XYZZ<C>> a, std::span<const ec::XYZZ<C>> b,
                                   std::span<const ec::Affine<C>> q) {
-  using F = typename DeviceField<C>::type;
+  using F = device_field_t<C>;
   if (b.empty()) b = a;
   return on_device<ec::XYZZ<C>>(
       a.size(),
