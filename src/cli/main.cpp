@@ -17,6 +17,8 @@ Proves Groth16 circuits (Filecoin Commit-2 partitions and anything else) on the 
 on NVIDIA GPUs with the same program. Keys and proofs use bellperson's formats, so they
 interoperate with the Filecoin stack; public inputs use snarkjs's public.json.
 
+Where it proves: --backend auto (the default) uses the GPU when one is usable, else the CPU.
+
 Examples:
   snarkpipe demo                                   set up, prove and verify a default circuit
   snarkpipe setup --circuit merkle-sha256 --depth 4 --params m.params --vk m.vk
@@ -26,6 +28,12 @@ Examples:
   snarkpipe selftest                               check the arithmetic against known answers
   snarkpipe bench cpu --json                       time the CPU arithmetic
   snarkpipe bench gpu --json                       time the GPU's MSM, NTT and H computation
+  snarkpipe bench prove --circuit synthetic --scale 1 --backend cuda
+                                                   one full-size PoRep partition, time per phase
+  snarkpipe bench pipeline --backend cuda --shape-scale 1/16 --partitions 10 --proofs 4 --concurrency 3
+                                                   a stream of 10-partition jobs through the engine
+  snarkpipe serve --listen 127.0.0.1:8080 --circuit synthetic --constraints 2^12
+                                                   the engine as a daemon (HTTP JSON API, /metrics)
 )";
 
 }  // namespace
