@@ -444,6 +444,17 @@ const CudaProverPhases& CudaBackend::last_phases() const { return impl_->phases;
 
 SrsResidency CudaBackend::residency_used() const { return impl_->used; }
 
+std::size_t CudaBackend::key_bytes(const groth16::ProvingKey& pk) {
+  return (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
+         pk.b_g2.size() * sizeof(ec::G2Affine);
+}
+
+std::size_t CudaBackend::circuit_bytes(const circuit::R1cs& r1cs) {
+  std::size_t bytes = 0;
+  for (const auto* mat : {&r1cs.a, &r1cs.b, &r1cs.c}) bytes += mat->row_ptr.size() * 8 + mat->nnz() * (4 + 32);
+  return bytes;
+}
+
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                              SrsResidency residency, std::size_t host_piece_points) {
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
@@ -451,8 +462,8 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   const std::size_t piece_points = host_piece_points ? host_piece_points : std::size_t(1) << 25;
   std::size_t bytes = residency == SrsResidency::host
                           ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
-                          : (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * g1 + pk.b_g2.size() * g2;
-  for (const auto* mat : {&r1cs.a, &r1cs.b, &r1cs.c}) bytes += mat->row_ptr.size() * 8 + mat->nnz() * (4 + 32);
+                          : key_bytes(pk);
+  bytes += circuit_bytes(r1cs);
   bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
   bytes += r1cs.num_columns() * 32;                                   // z
   bytes += 3 * m * 32;                                                // a, b, c

@@ -68,6 +68,9 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                          SrsResidency residency = SrsResidency::vram,
                                          std::size_t host_piece_points = 0);
+  // What a resident key (vram residency) and a resident circuit (CSR) take on the device.
+  static std::size_t key_bytes(const groth16::ProvingKey& pk);
+  static std::size_t circuit_bytes(const circuit::R1cs& r1cs);
   // The residency the last start() used for its key (vram or host).
   SrsResidency residency_used() const;
   std::size_t device_bytes_held() const;  // by this backend's pool now

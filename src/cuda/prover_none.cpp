@@ -46,6 +46,8 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const c
   return 0;
 }
 SrsResidency CudaBackend::residency_used() const { return SrsResidency::vram; }
+std::size_t CudaBackend::key_bytes(const groth16::ProvingKey&) { return 0; }
+std::size_t CudaBackend::circuit_bytes(const circuit::R1cs&) { return 0; }
 std::size_t CudaBackend::device_bytes_held() const { return 0; }
 const CudaProverPhases& CudaBackend::last_phases() const {
   static const CudaProverPhases none;

@@ -67,10 +67,7 @@ std::unique_ptr<groth16::ProverBackend> CudaBackendProvider::make_backend(const 
 
 MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys) const {
   const std::uint64_t total = cuda::CudaBackend::device_bytes_needed(keys.pk, keys.r1cs, cuda::SrsResidency::vram);
-  const std::uint64_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
-  std::uint64_t resident = (keys.pk.h.size() + keys.pk.l.size() + keys.pk.a.size() + keys.pk.b_g1.size()) * g1 +
-                           keys.pk.b_g2.size() * g2;
-  for (const auto* m : {&keys.r1cs.a, &keys.r1cs.b, &keys.r1cs.c}) resident += m->row_ptr.size() * 8 + m->nnz() * 36;
+  const std::uint64_t resident = cuda::CudaBackend::key_bytes(keys.pk) + cuda::CudaBackend::circuit_bytes(keys.r1cs);
   // Host side of one start(): the two 32 MiB pinned staging buffers.
   return MemoryNeeds{std::uint64_t(64) << 20, total > resident ? total - resident : 0, resident};
 }
