@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cuda/base_streamer.cuh"
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 
@@ -246,6 +247,35 @@ struct OwnStream {
 };
 
 }  // namespace
+
+template <class C>
+std::vector<float> host_streamed_msm_ms(const ec::Affine<C>* d_bases, const ff::Fr* d_scalars, std::size_t n,
+                                        std::size_t piece_points, unsigned warmup, unsigned runs,
+                                        ec::Jacobian<C>& result) {
+  const OwnStream own;
+  const cudaStream_t st = own.stream;
+  PinnedBuffer host;
+  host.reserve(n * sizeof(ec::Affine<C>));
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(host.data(), d_bases, n * sizeof(ec::Affine<C>), cudaMemcpyDeviceToHost, st));
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+  int device = 0;
+  SNARKPIPE_CUDA_CHECK(cudaGetDevice(&device));
+  BufferPool pool(device);
+  BaseStreamer streamer(pool, st, piece_points ? piece_points : std::size_t(1) << 25);
+  const ec::Affine<C>* points = host.as<const ec::Affine<C>>();
+  return time_on_stream(st, warmup, runs, [&] {
+    result = streamer.run<C>(points, n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
+      return msm.msm_device(d_scalars + off, len);
+    });
+  });
+}
+
+template std::vector<float> host_streamed_msm_ms<ec::G1Curve>(const ec::Affine<ec::G1Curve>*, const ff::Fr*,
+                                                              std::size_t, std::size_t, unsigned, unsigned,
+                                                              ec::Jacobian<ec::G1Curve>&);
+template std::vector<float> host_streamed_msm_ms<ec::G2Curve>(const ec::Affine<ec::G2Curve>*, const ff::Fr*,
+                                                              std::size_t, std::size_t, unsigned, unsigned,
+                                                              ec::Jacobian<ec::G2Curve>&);
 
 float op_rate_ms(RateOp op, unsigned blocks, unsigned iters) {
   const OwnStream own;

@@ -42,6 +42,16 @@ void coset_quotient(ff::Fr* d_a, const ff::Fr* d_b, const ff::Fr* d_c, const ff:
 // CUDA events recorded on `stream` around each call, after `warmup` untimed calls.
 std::vector<float> time_on_stream(void* stream, unsigned warmup, unsigned runs, const std::function<void()>& f);
 
+// The MSM of n device scalars against n bases kept in pinned host memory (copied there from
+// d_bases first) and streamed through the device piece by piece, as the prover does with a
+// host-resident key (BaseStreamer; piece_points = 0: its default of 2^25 G1 points, half as
+// many G2): device milliseconds of each of `runs` calls after `warmup` untimed ones, from
+// before the first piece's copy to the result; `result` is the last call's sum.
+template <class C>
+std::vector<float> host_streamed_msm_ms(const ec::Affine<C>* d_bases, const ff::Fr* d_scalars, std::size_t n,
+                                        std::size_t piece_points, unsigned warmup, unsigned runs,
+                                        ec::Jacobian<C>& result);
+
 // Copies of `bytes` bytes ordered on `stream`: device to host returns when the data is
 // there; device to device returns at once.
 void copy_to_host(void* dst, const void* d_src, std::size_t bytes, void* stream);

@@ -63,6 +63,49 @@ __global__ void permute_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ 
   v.store(&dst[j]);
 }
 
+// The same permutation and scaling as permute_kernel for log_n >= 2·PERMUTE_TILE_LOG, through
+// a 32×32 tile in shared memory: j = (a, m, b) with a, b of 5 bits goes to rev(j) =
+// (rev b, rev m, rev a), so a block (one m) reads 32 runs of 32 consecutive elements and
+// writes 32 runs of 32 consecutive elements (the plain kernel reads one 32-byte sector per
+// element, scattered over the whole array).
+constexpr unsigned PERMUTE_TILE_LOG = 5;
+__global__ void __launch_bounds__(256) permute_tiled_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ dst,
+                                                            unsigned log_n, Scale mode, fr_t c,
+                                                            const fr_t* __restrict__ glo,
+                                                            const fr_t* __restrict__ ghi) {
+  constexpr unsigned T = 1u << PERMUTE_TILE_LOG;
+  // Rows of 32 elements (64 uint4) plus one uint4 of padding: a column read by a warp then
+  // touches every bank evenly.
+  __shared__ uint4 tile[T][2 * T + 1];
+  const unsigned mid_bits = log_n - 2 * PERMUTE_TILE_LOG;
+  const uint32_t m = blockIdx.x;
+  const uint32_t m_rev = mid_bits == 0 ? 0u : __brev(m) >> (32 - mid_bits);
+  const unsigned hi_shift = log_n - PERMUTE_TILE_LOG;
+  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
+  for (unsigned e = threadIdx.x; e < T * T; e += blockDim.x) {
+    const uint32_t a = e >> PERMUTE_TILE_LOG, b = e & (T - 1);
+    const uint32_t s = (a << hi_shift) | (m << PERMUTE_TILE_LOG) | b;
+    fr_t v = fr_t::load(&src[s]);
+    if (mode == Scale::CosetForward) v *= fr_t::load(&glo[s & mask]) * fr_t::load(&ghi[s >> COSET_LO_BITS]);
+    const uint4* w = reinterpret_cast<const uint4*>(&v);
+    tile[a][2 * b] = w[0];
+    tile[a][2 * b + 1] = w[1];
+  }
+  __syncthreads();
+  for (unsigned e = threadIdx.x; e < T * T; e += blockDim.x) {
+    const uint32_t ar = e & (T - 1), br = e >> PERMUTE_TILE_LOG;  // destination's low and high bits
+    const uint32_t a = __brev(ar) >> (32 - PERMUTE_TILE_LOG), b = __brev(br) >> (32 - PERMUTE_TILE_LOG);
+    const uint32_t j = (br << hi_shift) | (m_rev << PERMUTE_TILE_LOG) | ar;
+    fr_t v;
+    uint4* w = reinterpret_cast<uint4*>(&v);
+    w[0] = tile[a][2 * b];
+    w[1] = tile[a][2 * b + 1];
+    if (mode == Scale::Constant) v *= c;
+    else if (mode == Scale::CosetInverse) v *= (fr_t::load(&glo[j & mask]) * fr_t::load(&ghi[j >> COSET_LO_BITS])) * c;
+    v.store(&dst[j]);
+  }
+}
+
 // Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
@@ -93,6 +136,7 @@ __global__ void __launch_bounds__(256) stages_kernel(const fr_t* src, fr_t* dst,
   for (unsigned step = 0; step < s;) {
     if (step + 1 < s) {
       const unsigned u = DIT ? step : s - 2 - step;  // the lower stage of the pair
+      const bool first_pair = t0 == 0 && u == 0;     // uniform over the block
       for (unsigned q = threadIdx.x; q < tile_n / 4; q += blockDim.x) {
         const unsigned l = q & (L - 1), bq = q >> log_L;
         const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
@@ -101,7 +145,17 @@ __global__ void __launch_bounds__(256) stages_kernel(const fr_t* src, fr_t* dst,
         const fr_t w_lo = twiddle(k, u, l), w_a = twiddle(k, u + 1, l), w_b = twiddle(k + (1u << u), u + 1, l);
         fr_t x0 = fr_t::load(&tile[e0]), x1 = fr_t::load(&tile[e0 + h]);
         fr_t x2 = fr_t::load(&tile[e0 + 2 * h]), x3 = fr_t::load(&tile[e0 + 3 * h]);
-        if (DIT) {
+        if (first_pair) {
+          // Stages 0 and 1 of the whole transform: w_lo = w_a = 1, so one multiplication
+          // (by the fourth root of unity w_b) instead of four.
+          if (DIT) {
+            const fr_t y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, c3 = (x2 - x3) * w_b;
+            x0 = y0 + y2, x2 = y0 - y2, x1 = y1 + c3, x3 = y1 - c3;
+          } else {
+            const fr_t y0 = x0 + x2, y2 = x0 - x2, y1 = x1 + x3, y3 = (x1 - x3) * w_b;
+            x0 = y0 + y1, x1 = y0 - y1, x2 = y2 + y3, x3 = y2 - y3;
+          }
+        } else if (DIT) {
           // stage u: (x0, x1), (x2, x3) by w_lo; stage u+1: (x0, x2) by w_a, (x1, x3) by w_b.
           const fr_t b1 = x1 * w_lo, b3 = x3 * w_lo;
           const fr_t y0 = x0 + b1, y1 = x0 - b1, y2 = x2 + b3, y3 = x2 - b3;
@@ -128,7 +182,10 @@ __global__ void __launch_bounds__(256) stages_kernel(const fr_t* src, fr_t* dst,
         const fr_t w = twiddle(k, u, l);
         const fr_t a = fr_t::load(&tile[e0]);
         const fr_t b = fr_t::load(&tile[e1]);
-        if (DIT) {
+        if (t0 == 0 && u == 0) {  // stage 0: the twiddle is 1
+          (a + b).store(&tile[e0]);
+          (a - b).store(&tile[e1]);
+        } else if (DIT) {
           const fr_t bw = b * w;
           (a + bw).store(&tile[e0]);
           (a - bw).store(&tile[e1]);
@@ -287,8 +344,12 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
   };
   auto launch_permute = [&](const fr_t* src, fr_t* dst, Scale mode, const Fr& c, const DeviceBuffer& lo,
                             const DeviceBuffer& hi) {
-    permute_kernel<<<blocks_for(n, 256), 256, 0, m.stream>>>(src, dst, log_n, mode, to_device(c), lo.as<fr_t>(),
-                                                             hi.as<fr_t>());
+    if (log_n >= 2 * PERMUTE_TILE_LOG)
+      permute_tiled_kernel<<<unsigned(n >> (2 * PERMUTE_TILE_LOG)), 256, 0, m.stream>>>(
+          src, dst, log_n, mode, to_device(c), lo.as<fr_t>(), hi.as<fr_t>());
+    else
+      permute_kernel<<<blocks_for(n, 256), 256, 0, m.stream>>>(src, dst, log_n, mode, to_device(c), lo.as<fr_t>(),
+                                                               hi.as<fr_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   };
 

@@ -10,6 +10,7 @@
 #include <cub/device/device_select.cuh>
 #include <tbb/parallel_for.h>
 
+#include "cuda/base_streamer.cuh"
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
@@ -194,15 +195,10 @@ struct CudaBackend::Impl {
 
   CudaBackendOptions options;
   SrsResidency used = SrsResidency::vram;
-  // Host residency: a copy stream, two piece buffers, and MSMs that read them.
-  cudaStream_t copy_stream = nullptr;
-  cudaEvent_t copied[2]{}, freed[2]{};
-  DeviceBuffer piece[2];
-  std::unique_ptr<GpuMsmG1> stream_g1;
-  std::unique_ptr<GpuMsmG2> stream_g2;
+  // Host residency: the key's queries stream through the device piece by piece.
+  std::unique_ptr<BaseStreamer> streamer;
 
   std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : std::size_t(1) << 25; }
-  std::size_t g2_piece() const { return std::max<std::size_t>(g1_piece() / 2, 1); }
 
   explicit Impl(const CudaBackendOptions& opt) : device(opt.device), pool(opt.device), options(opt) {
     const int dev = opt.device;
@@ -219,13 +215,7 @@ struct CudaBackend::Impl {
     uploader.reset();
     keys.clear();
     circuits.clear();
-    stream_g1.reset();
-    stream_g2.reset();
-    piece[0].reset();
-    piece[1].reset();
-    for (auto e : copied) if (e) cudaEventDestroy(e);
-    for (auto e : freed) if (e) cudaEventDestroy(e);
-    if (copy_stream) cudaStreamDestroy(copy_stream);
+    streamer.reset();
     for (auto e : marks) cudaEventDestroy(e);
     cudaEventDestroy(ntt_ready);
     cudaEventDestroy(ntt_done);
@@ -307,46 +297,18 @@ struct CudaBackend::Impl {
     pin(pk.a.data(), pk.a.size() * sizeof(ec::G1Affine));
     pin(pk.b_g1.data(), pk.b_g1.size() * sizeof(ec::G1Affine));
     pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(ec::G2Affine));
-    if (!copy_stream) {
-      SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
-      for (auto& e : copied) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-      for (auto& e : freed) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-      const std::size_t bytes = std::max(g1_piece() * sizeof(ec::G1Affine), g2_piece() * sizeof(ec::G2Affine));
-      piece[0] = pool.acquire(bytes);
-      piece[1] = pool.acquire(bytes);
-      stream_g1 = std::make_unique<GpuMsmG1>(0, pool, stream);
-      stream_g2 = std::make_unique<GpuMsmG2>(0, pool, stream);
-    }
+    if (!streamer) streamer = std::make_unique<BaseStreamer>(pool, stream, g1_piece());
     return k;
   }
 
-  // Σ s_i·P_i over a query whose points stay in host memory: pieces of the points cross the
-  // bus into piece[0]/piece[1] on copy_stream while the MSM of the previous piece runs.
+  // Σ s_i·P_i over a query whose points stay in host memory (see BaseStreamer).
   template <class C>
-  ec::Jacobian<C> streamed_msm(GpuMsm<C>& msm, const std::vector<ec::Affine<C>>& points, const fr_t* s,
-                               std::size_t n, std::size_t per_piece, bool split01) {
-    ec::Jacobian<C> acc = ec::Jacobian<C>::identity();
-    const std::size_t pieces = (n + per_piece - 1) / per_piece;
-    auto enqueue = [&](std::size_t p) {
-      const std::size_t off = p * per_piece, len = std::min(per_piece, n - off);
-      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(copy_stream, freed[p % 2]));
-      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(piece[p % 2].data(), points.data() + off, len * sizeof(ec::Affine<C>),
-                                           cudaMemcpyHostToDevice, copy_stream));
-      SNARKPIPE_CUDA_CHECK(cudaEventRecord(copied[p % 2], copy_stream));
-    };
-    if (pieces) enqueue(0);
-    for (std::size_t p = 0; p < pieces; ++p) {
-      if (p + 1 < pieces) enqueue(p + 1);
-      const std::size_t off = p * per_piece, len = std::min(per_piece, n - off);
-      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(stream, copied[p % 2]));
-      msm.use_external_bases(piece[p % 2].template as<ec::Affine<C>>(), len);
-      if (split01)
-        acc += split_msm(msm, split(s + off, len));
-      else
-        acc += msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
-      SNARKPIPE_CUDA_CHECK(cudaEventRecord(freed[p % 2], stream));
-    }
-    return acc;
+  ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, std::size_t n,
+                               bool split01) {
+    return streamer->run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
+      return split01 ? split_msm(msm, split(s + off, len))
+                     : msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
+    });
   }
 
   // Indices (into s) of the scalars that are neither 0 nor 1, those scalars compacted, and
@@ -600,7 +562,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   // not fit beside a resident PoRep key and circuit; two halves cost ~4 % more time.
   parts.h = ec::G1Jacobian::identity();
   if (host)
-    parts.h = m.streamed_msm(*m.stream_g1, pk.h, abc[0].as<fr_t>(), n - 1, m.g1_piece(), false);
+    parts.h = m.streamed_msm(pk.h, abc[0].as<fr_t>(), n - 1, false);
   else
     for (std::size_t off = 0; off < n - 1; off += MSM_PIECE) {
       const std::size_t len = std::min(MSM_PIECE, n - 1 - off);
@@ -609,7 +571,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   abc[0].reset();
   mark(4);
   phase("L MSM");
-  parts.l = host ? m.streamed_msm(*m.stream_g1, pk.l, z.as<fr_t>() + nin, naux, m.g1_piece(), true)
+  parts.l = host ? m.streamed_msm(pk.l, z.as<fr_t>() + nin, naux, true)
                 : m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, naux));
   mark(5);
   phase("A MSM");
@@ -617,7 +579,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, st>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
                                                           scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  parts.a = host ? m.streamed_msm(*m.stream_g1, pk.a, scalars.as<fr_t>(), dc.n_a, m.g1_piece(), true)
+  parts.a = host ? m.streamed_msm(pk.a, scalars.as<fr_t>(), dc.n_a, true)
                 : m.split_msm(*dk.a, m.split(scalars.as<fr_t>(), dc.n_a));
   mark(6);
   phase("B MSM (G1)");
@@ -626,10 +588,10 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
                                                             scalars.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   if (host) {
-    parts.b_g1 = m.streamed_msm(*m.stream_g1, pk.b_g1, scalars.as<fr_t>(), dc.n_b, m.g1_piece(), true);
+    parts.b_g1 = m.streamed_msm(pk.b_g1, scalars.as<fr_t>(), dc.n_b, true);
     mark(7);
     phase("B MSM (G2)");
-    parts.b_g2 = m.streamed_msm(*m.stream_g2, pk.b_g2, scalars.as<fr_t>(), dc.n_b, m.g2_piece(), true);
+    parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
   } else {
     const Impl::Split b_split = m.split(scalars.as<fr_t>(), dc.n_b);
     parts.b_g1 = m.split_msm(*dk.b_g1, b_split);
