@@ -15,7 +15,8 @@ DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
   cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/snarkpipe "$DIST/"
-  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3; do
+  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3 libcpp-httplib.so.0.11 libbrotlidec.so.1 \
+    libbrotlienc.so.1 libbrotlicommon.so.1 libssl.so.3 libcrypto.so.3 libz.so.1; do
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
@@ -40,10 +41,10 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
 } > "$OUT/tests.log" 2>&1
 grep -E "^===|PASSED|FAILED|SKIPPED" "$OUT/tests.log"
 # --json sends the per-size lines to stderr (the logs); every size is written to -o as it ends.
-[ -n "${SKIP_BENCH:-}" ] || timeout 180 "$DIST/snarkpipe" bench gpu --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 \
+[ -n "${SKIP_BENCH:-}" ] || timeout 330 "$DIST/snarkpipe" bench gpu --rates --ntt 20,24,27 --g1 20,22,24 --g2 20,22,24 \
   --h-poly 27 --runs 5 --warmup 1 --json -o "$OUT/bench.json" > /dev/null 2> "$OUT/bench.log"
 echo "bench exit $?"
-[ -n "${SKIP_BENCH:-}" ] || timeout 80 "$DIST/snarkpipe" bench gpu --ntt "" --g1 26,27 --g2 "" --h-poly "" --runs 5 \
+[ -n "${SKIP_BENCH:-}" ] || timeout 200 "$DIST/snarkpipe" bench gpu --ntt "" --g1 26,27 --g2 "" --h-poly "" --runs 5 \
   --warmup 1 --json -o "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
 # Whole proofs of PoRep-shape partitions (PROVE_SCALES, e.g. "1/1024 1/16"), GPU setup included.
@@ -54,9 +55,12 @@ for s in ${PROVE_SCALES:-}; do
   echo "prove $s exit $?"; tail -4 "$OUT/prove_$tag.log"
 done
 cuobjdump -sass "$DIST/snarkpipe" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
-# Instruction mix of the Fp multiplication throughput kernel (4 chains × mul, unrolled).
-zcat "$OUT/sass.txt.gz" | awk '/Function : .*rate_kernel.*FpParams32EEELi0/ {on=1; next} /Function :/ {on=0} on' |
-  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -12
+# Instruction mix of the Fp and Fr multiplication throughput kernels (4 chains × mul, unrolled).
+for f in FpParams32 FrParams32; do
+  echo "== $f rate kernel"
+  zcat "$OUT/sass.txt.gz" | awk -v f="$f" '$0 ~ ("Function : .*rate_kernel.*" f "EEELi0") {on=1; next} /Function :/ {on=0} on' |
+    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -12
+done
 python3 - "$OUT/bench.json" "$OUT/bench_big.json" <<'PY'
 import json, os, sys
 for path in sys.argv[1:]:

@@ -215,31 +215,14 @@ struct __align__(16) mont_t {
     }
   }
 
-  // o += odd products with the carry flag coming in at o[0] (position 1).
-  __device__ __forceinline__ static void madc_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(x[1]), "r"(y));
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(x[1]), "r"(y));
-#pragma unroll
-    for (int j = 3; j < N - 1; j += 2) {
-      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j - 1]) : "r"(x[j]), "r"(y));
-      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(x[j]), "r"(y));
-    }
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(x[N - 1]), "r"(y));
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(x[N - 1]), "r"(y));
-  }
-
   // out = a·b·R^-1 mod p for a, b < p: CIOS (per limb b_i: t += a·b_i; t += m·p with
-  // m = t_0·(-p^-1) mod 2^32, clearing t_0; t >>= 32) with t kept as e + o·2^32, e holding
-  // the products of even limbs (e[j] at position j) and o those of odd limbs (o[j] at
-  // position j+1), so that both halves of every product fill an aligned register pair.
-  // The shift by one limb costs no additions: after it, e's limbs sit one position lower
-  // and o's are aligned, so the two swap roles — the next row's even products go into the
-  // old o (plus e's lowest limb, one addition whose carry enters the odd chain at position
-  // 1) and its odd products into e[2..] — and only the last row adds the two halves.
-  // Bounds (checked on 20k random products per field with a 32-bit model): t < 2p before a
-  // row; e stays below 2^(32(N+1)) and o·2^32 below 2^(32(N+1)), so no chain carries out.
+  // m = t_0·(-p^-1) mod 2^32, clearing t_0; t >>= 32) with t kept as e + o·2^32:
+  //   e += a_even·b_i; o = a_odd·b_i; m = e_0·M0; e += m·p_even; o += m·p_odd;
+  //   t' = t/2^32 = o + e[1..N]  (one add chain: the new e).
+  // Bounds: t < 2p before a row, so t + a·b_i + m·p < 2p·2^32 ≤ 2^(32(N+1)) for both fields
+  // (2p < 2^(32N)): e fits N+1 limbs, o·2^32 ≤ that sum gives o < 2^(32N), t' < 2p.
   __device__ __forceinline__ static void mul_raw(uint32_t* out, const uint32_t* a, const uint32_t* b) {
-    uint32_t e[N + 2], o[N], p[N];
+    uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) p[j] = P::mod(j);
 #pragma unroll
@@ -248,40 +231,20 @@ struct __align__(16) mont_t {
       asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(a[j]), "r"(b[0]));
     }
     e[N] = 0;
-    e[N + 1] = 0;
-    mul_odd(o, a, b[0]);
-    {
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (i > 0) mad_even(e, a, b[i]);
+      mul_odd(o, a, b[i]);
       const uint32_t m = e[0] * P::M0;
       mad_even(e, p, m);
       mad_odd(o, p, m);
+      asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
+#pragma unroll
+      for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
+      asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
+      e[N] = 0;
     }
-#pragma unroll
-    for (int i = 1; i < N; ++i) {
-      // t/2^32 = e[1..N] + o: position 0 is o[0] + e[1]; positions 1.. of e become the odd part.
-      uint32_t ne[N + 2], no[N];
-#pragma unroll
-      for (int j = 1; j < N; ++j) ne[j] = o[j];
-      ne[N] = 0;
-      ne[N + 1] = 0;
-#pragma unroll
-      for (int j = 0; j < N; ++j) no[j] = e[j + 2];
-      asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(ne[0]) : "r"(o[0]), "r"(e[1]));
-      madc_odd(no, a, b[i]);
-      mad_even(ne, a, b[i]);
-      const uint32_t m = ne[0] * P::M0;
-      mad_even(ne, p, m);
-      mad_odd(no, p, m);
-#pragma unroll
-      for (int j = 0; j < N + 2; ++j) e[j] = ne[j];
-#pragma unroll
-      for (int j = 0; j < N; ++j) o[j] = no[j];
-    }
-    // t = e[1..N] + o < 2p.
-    uint32_t t[N];
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(e[1]), "r"(o[0]));
-#pragma unroll
-    for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(e[j + 1]), "r"(o[j]));
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(t[N - 1]) : "r"(e[N]), "r"(o[N - 1]));
+    uint32_t* t = e;
     // t < 2p < 2^(32N): subtract p unless that borrows.
     uint32_t d[N], borrow;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(P::mod(0)));

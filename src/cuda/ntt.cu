@@ -19,6 +19,10 @@ using ff::Fr;
 // elements per tile row so that their strided loads still read whole 128-byte lines.
 constexpr unsigned TILE_LOG = 10;
 constexpr unsigned MIN_LANE_LOG = 2;
+// Blocks of 256 threads held per SM: 3 caps the stage kernels at 85 registers (a few bytes of
+// spills) so that a block's loads and stores overlap two others' arithmetic; measured 7 %
+// faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/gpu-notes, session 3).
+constexpr int STAGE_BLOCKS_PER_SM = 3;
 // Coset powers g^i = G_lo[i mod 2^COSET_LO_BITS] · G_hi[i >> COSET_LO_BITS].
 constexpr unsigned COSET_LO_BITS = 12;
 
@@ -113,7 +117,7 @@ __global__ void __launch_bounds__(256) permute_tiled_kernel(const fr_t* __restri
 // out) downward with the inverse table. W[i] = ω_N^i for N = 2^max_log, so the twiddle of
 // butterfly k in a stage of half-size h is W[k·N/(2h)].
 template <bool DIT>
-__global__ void __launch_bounds__(256) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
                               const fr_t* __restrict__ W, unsigned max_log) {
   extern __shared__ fr_t tile[];
   const unsigned L = 1u << log_L;
