@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(128) fixed_base_kernel(const fr_t* __restrict_
     uint64_t w = k.v[limb];
     if (limb + 1 < 8) w |= uint64_t(k.v[limb + 1]) << 32;
     const unsigned d = unsigned(w >> sh) & PER_DIGIT;
-    if (d) acc = acc.add_affine(affine_t<F>::load(&table[j * PER_DIGIT + d - 1]));
+    if (d) acc = acc.add_affine_inline(affine_t<F>::load(&table[j * PER_DIGIT + d - 1]));
   }
   acc.store(&out[i]);
 }

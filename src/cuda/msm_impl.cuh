@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(POINT_THREADS) indexed_sum_kernel(const uint32
   if (first >= n) return;
   const uint32_t last = min(first + SEGMENT, n);
   xyzz_t<F> acc = xyzz_t<F>::identity();
-  for (uint32_t i = first; i < last; ++i) acc = acc.add_affine(affine_t<F>::load(&bases[index[i]]));
+  for (uint32_t i = first; i < last; ++i) acc = acc.add_affine_inline(affine_t<F>::load(&bases[index[i]]));
   acc.store(&out[chunk]);
 }
 
@@ -136,7 +136,9 @@ __global__ void __launch_bounds__(POINT_THREADS) accumulate_kernel(
     const uint32_t v = vals[i];
     affine_t<F> p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
     p.y = p.y.cneg((v & SIGN_BIT) != 0);
-    acc = acc.add_affine(p);
+    // The addition inlined: ptxas then allocates the loop's registers as one, and the
+    // accumulator no longer goes through the stack as the call's argument and result.
+    acc = acc.add_affine_inline(p);
   }
   flush(key);
 }
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(POINT_THREADS) bucket_sum_kernel(const uint32_
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= buckets) return;
   xyzz_t<F> acc = xyzz_t<F>::identity();
-  for (uint32_t s = offsets[b]; s < offsets[b + 1]; ++s) acc += xyzz_t<F>::load(&partials[s]);
+  for (uint32_t s = offsets[b]; s < offsets[b + 1]; ++s) acc = xyzz_t<F>::add_inline(acc, xyzz_t<F>::load(&partials[s]));
   acc.store(&out[b]);
 }
 
@@ -181,7 +183,7 @@ __global__ void __launch_bounds__(POINT_THREADS) regroup_kernel(const uint32_t* 
   const uint32_t first = offsets_in[lo] + (s - offsets_out[lo]) * FAN_IN;
   const uint32_t last = min(first + FAN_IN, offsets_in[lo + 1]);
   xyzz_t<F> acc = xyzz_t<F>::load(&in[first]);
-  for (uint32_t i = first + 1; i < last; ++i) acc += xyzz_t<F>::load(&in[i]);
+  for (uint32_t i = first + 1; i < last; ++i) acc = xyzz_t<F>::add_inline(acc, xyzz_t<F>::load(&in[i]));
   acc.store(&out[s]);
 }
 
@@ -200,8 +202,8 @@ __global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* _
   const xyzz_t<F>* b = x + std::size_t(w) * per_window + std::size_t(j) * slice;
   xyzz_t<F> run = xyzz_t<F>::identity(), sum = xyzz_t<F>::identity();
   for (uint32_t i = slice; i-- > 0;) {
-    run += xyzz_t<F>::load(&b[i]);
-    sum += run;
+    run = xyzz_t<F>::add_inline(run, xyzz_t<F>::load(&b[i]));
+    sum = xyzz_t<F>::add_inline(sum, run);
   }
   if (off == 0) sum += -run;
   sum.store(&z[t]);
@@ -218,7 +220,8 @@ __global__ void __launch_bounds__(POINT_THREADS) group_sum_kernel(const xyzz_t<F
   const uint32_t w = t / groups, g = t % groups;
   const uint32_t first = g * GROUP, last = min(first + GROUP, count);
   xyzz_t<F> acc = xyzz_t<F>::identity();
-  for (uint32_t i = first; i < last; ++i) acc += xyzz_t<F>::load(&in[std::size_t(w) * count + i]);
+  for (uint32_t i = first; i < last; ++i)
+    acc = xyzz_t<F>::add_inline(acc, xyzz_t<F>::load(&in[std::size_t(w) * count + i]));
   acc.store(&out[t]);
 }
 
