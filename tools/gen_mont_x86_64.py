@@ -4,7 +4,10 @@ BLS12-381 base field Fp (6 limbs) and scalar field Fr (4 limbs) with BMI2 MULX a
 ADX ADCX/ADOX (two independent carry chains).  Standard library only.
 
 Usage: python3 tools/gen_mont_x86_64.py [output-path]
-       (default: src/ff/mont_x86_64.S next to this tools/ directory)
+       (default: src/ff/mont_x86_64.S next to this tools/ directory; the inline-assembly
+       header mont_inline_x86_64.hpp is written next to it: the same multiplication for
+       GCC extended asm, and the double-width product, reductions and helpers of the lazy
+       Fp2 product and cyclotomic squaring)
 
 Exported functions (SysV x86-64 ABI, limbs little-endian 64-bit words):
 
@@ -62,6 +65,9 @@ import sys
 # measurement; any value is correct.
 QAFTER_MUL = {"fp": 1, "fr": 2}
 QAFTER_SQR = {"fp": 1, "fr": 2}
+# The same for the inline multiplication (mont_inline_x86_64.hpp); 0..5 measured within
+# noise of each other for fp.
+QAFTER_INLINE = {"fp": 1, "fr": 2}
 
 FIELDS = [
     # name, modulus, N, -m^-1 mod 2^64
@@ -158,15 +164,38 @@ def q(base, idx):
     return f"qword ptr [{base}+{8 * idx}]" if idx else f"qword ptr [{base}]"
 
 
+# INLINE is set while the inline-assembly header is generated: constants are then read
+# through the exported symbols snarkpipe_mont_<field>_consts (AT&T syntax, %% escaped).
+INLINE = None
+
+
+def consts_sym(field):
+    return f"snarkpipe_mont_{field}_consts"
+
+
 def modw(field, j):
+    if INLINE:
+        return f"{consts_sym(field)}+{8 * j}(%%rip)"
     return f"qword ptr [rip+.L{field}_m+{8 * j}]" if j else f"qword ptr [rip+.L{field}_m]"
 
 
 def n0w(field):
+    if INLINE:
+        return f"{consts_sym(field)}+{8 * INLINE}(%%rip)"
     return f"qword ptr [rip+.L{field}_n0]"
 
 
-ZERO = "qword ptr [rip+.Lzero]"
+def zero_word():
+    if INLINE:
+        return f"{consts_sym(INLINE_FIELD)}+{8 * (INLINE + 1)}(%%rip)"
+    return "qword ptr [rip+.Lzero]"
+
+
+INLINE_FIELD = None
+
+
+def reg32(r):
+    return REG32[r] if r in REG32 else "%k" + r[1:]
 
 
 # ---------------------------------------------------------------------------------
@@ -233,7 +262,7 @@ def merge(f, field, mlist, alist, pairs, qreg, per=2, spare=None):
                 r = dead_reg()
                 if r is None:
                     break
-                f.emit(f"xor {REG32[r]}, {REG32[r]}")
+                f.emit(f"xor {reg32(r)}, {reg32(r)}")
             elif isinstance(a.src, tuple):
                 p, part = a.src
                 f.emit(f"{a.ins} {a.dst}, {p.hi if part == 'hi' else p.lo}")
@@ -301,12 +330,12 @@ def reduce_row(field, n, u, qreg, mlist, alist, swap_top=False):
         alist.append(lo)
         if j == n - 1 and swap_top:
             # absorb OF before adding the last high half (a pure scheduling choice)
-            alist.append(Add("adox", u[n], ZERO))
+            alist.append(Add("adox", u[n], zero_word()))
         alist.append(Add("adcx", u[j + 1], (p, "hi")))
         if j == 1:
             last1 = lo
     if not swap_top:
-        alist.append(Add("adox", u[n], ZERO))
+        alist.append(Add("adox", u[n], zero_word()))
     return last1
 
 
@@ -356,7 +385,7 @@ def gen_mul(field, n, name, square=False, qafter=1):
         p = Prod(q("rsi", j), hi=u[j + 1])
         mlist.append(p)
         alist.append(Add("adcx", u[j], (p, "lo")))
-    alist.append(Add("adcx", u[n], ZERO))
+    alist.append(Add("adcx", u[n], zero_word()))
     reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
     u = u[1:] + u[:1]  # the shift; u[n] now holds 0
 
@@ -374,7 +403,7 @@ def gen_mul(field, n, name, square=False, qafter=1):
                 qdeps = [lo]
             if j == min(qafter, n - 1):
                 mlist.append(QItem(u[0], q(bp, i), qdeps))
-        alist.append(Add("adox", u[n], ZERO))
+        alist.append(Add("adox", u[n], zero_word()))
         reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
         u = u[1:] + u[:1]
 
@@ -432,7 +461,7 @@ def gen_sqr_sym(field, n, name, qafter=0):
     for k in range(1, n):
         E(f"mulx {u[k + 1]}, {lo}, {w[k]}")  # reads w[k] before overwriting it
         E(f"adcx {u[k]}, {lo}")
-    E(f"adcx {u[n]}, {ZERO}")
+    E(f"adcx {u[n]}, {zero_word()}")
     pool.put(lo)
     qreg = pool.get()
     E(f"mov rdx, {u[0]}")
@@ -457,7 +486,7 @@ def gen_sqr_sym(field, n, name, qafter=0):
             alist.append(Add("adcx", u[k + 1], (p, "hi")))  # k = n-1 lands in the zero word
             if qafter and k == min(j + qafter - 1, n - 1):
                 mlist.append(qi)
-        alist.append(Add("adox", u[n], ZERO))
+        alist.append(Add("adox", u[n], zero_word()))
         word1 = reduce_row(field, n, u, qreg, mlist, alist)
         u = u[1:] + u[:1]
 
@@ -470,11 +499,355 @@ def gen_sqr_sym(field, n, name, qafter=0):
 
 
 def rodata(field, m, n, n0):
-    out = ["", "\t.p2align 6", f".L{field}_m:"]
+    # snarkpipe_mont_<field>_consts = [m_0 .. m_{n-1}, n0, 0]: read by the inline assembly
+    # of mont_inline_x86_64.hpp (hidden: resolved at link time, no GOT).
+    sym = consts_sym(field)
+    out = ["", "\t.p2align 6", f"\t.globl {sym}", f"\t.hidden {sym}", f"\t.type {sym},@object",
+           f"\t.size {sym}, {8 * consts_words(m, n)}", f"{sym}:", f".L{field}_m:"]
     for j in range(n):
         out.append(f"\t.quad 0x{(m >> (W * j)) & ((1 << W) - 1):016x}")
-    out += [f".L{field}_n0:", f"\t.quad 0x{n0:016x}"]
+    out += [f".L{field}_n0:", f"\t.quad 0x{n0:016x}", "\t.quad 0"]
+    # then the 2n words of C = m * 2^bits(m): a multiple of m that is
+    # >= m^2 and with C + m^2 < m * 2^(64n), added to a difference of two double-width
+    # products to keep it non-negative (mul_fp2 in mont_inline_x86_64.hpp).
+    c = lazy_offset(m, n)
+    if c is not None:
+        for j in range(2 * n):
+            out.append(f"\t.quad 0x{(c >> (W * j)) & ((1 << W) - 1):016x}")
     return out
+
+
+def lazy_offset(m, n):
+    """C for the lazy products, or None when the modulus has too few spare bits (Fr)."""
+    c = m << m.bit_length()
+    if c >= m * m and c + m * m < m << (W * n):
+        return c
+    return None
+
+
+def consts_words(m, n):
+    return n + 2 + (2 * n if lazy_offset(m, n) is not None else 0)
+
+
+# ---------------------------------------------------------------------------------
+# The same CIOS multiplication as GCC extended inline assembly (AT&T syntax), so the
+# product is computed inside the caller: no call, no callee-saved pushes, and the limbs
+# of a and of the result travel in registers that the compiler chooses.
+#
+#   a: N limbs in registers (in/out operands v0..v_{N-1}); spilled at entry to a
+#      stack scratch ("=m" operands sc0..), from where each row loads its multiplier a_i.
+#   b: through a pointer register (one register whatever b's addressing; its words are
+#      also a memory operand, for the compiler's dependency tracking), the MULX sources.
+#   v0..v_{N+5}: N+6 registers for the accumulator (N+1), q and two product pairs; the
+#      result ends in N of them.  rdx is clobbered.  No "memory" clobber, not volatile.
+
+
+def intel_to_att(line):
+    """Translates one emitted Intel-syntax line (registers are rdx/edx or %[vK]
+    operands, memory operands are already AT&T strings) into AT&T syntax."""
+    line = line.strip()
+    if line.startswith("/*"):
+        return None
+    ins, _, ops = line.partition(" ")
+    ops = [o.strip() for o in ops.split(", ")]
+    for o in ops:
+        assert "ptr" not in o, line
+
+    def reg(o):
+        if o in ("rdx", "edx"):
+            return "%%" + o
+        return o
+    ops = [reg(o) for o in reversed(ops)]
+    if ins == "xor":
+        ins = "xorl"
+    else:
+        ins = ins + "q"
+    return f"{ins} {', '.join(ops)}"
+
+
+def gen_mul_inline(field, n, qafter):
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        f = Func("inline")
+        nv = n + 6
+        V = [f"%[v{k}]" for k in range(nv)]
+        pool = Pool(V)
+        u = [pool.get() for _ in range(n + 1)]
+        qreg = pool.get()
+        pairs = [(pool.get(), pool.get()) for _ in range(2)]
+        SC = lambda i: f"%[sc{i}]"
+        BW = lambda j: f"{8 * j}(%[bp])"
+        # a_1.. go to the scratch; a_0 stays in rdx and in u[n] (free until the last
+        # product of row 0), so row 0 never waits for a just-stored word.
+        for i in range(1, n):
+            f.emit(f"mov {SC(i)}, {V[i]}")
+        f.emit(f"mov {u[n]}, {V[0]}")
+        mlist, alist = [], []
+        # row 0: t = a_0 * b, written directly
+        mlist.append(f"mov rdx, {V[0]}")
+        alist.append(Add("xor"))
+        p0 = Prod(BW(0), hi=u[1], lo=u[0])
+        mlist.append(p0)
+        mlist.append(QItem(u[0], u[n], []))
+        for j in range(1, n):
+            p = Prod(BW(j), hi=u[j + 1])
+            mlist.append(p)
+            alist.append(Add("adcx", u[j], (p, "lo")))
+        alist.append(Add("adcx", u[n], zero_word()))
+        reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
+        u = u[1:] + u[:1]
+        for i in range(1, n):
+            mlist.append(f"mov rdx, {SC(i)}")
+            alist.append(Add("xor"))
+            qdeps = None
+            for j in range(n):
+                p = Prod(BW(j))
+                mlist.append(p)
+                lo = Add("adox", u[j], (p, "lo"))
+                alist.append(lo)
+                alist.append(Add("adcx", u[j + 1], (p, "hi")))
+                if j == 0:
+                    qdeps = [lo]
+                if j == min(qafter, n - 1):
+                    mlist.append(QItem(u[0], SC(i), qdeps))
+            alist.append(Add("adox", u[n], zero_word()))
+            reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
+            u = u[1:] + u[:1]
+        merge(f, field, mlist, alist, pairs, qreg)
+        res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
+        for j in range(n):
+            f.emit(f"mov {res[j]}, {u[j]}")
+        for j in range(n):
+            f.emit(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
+        for j in range(n):
+            f.emit(f"cmovc {res[j]}, {u[j]}")
+        body = [t for t in (intel_to_att(x) for x in f.body) if t]
+        idx = lambda r: int(r[len("%[v"):-1])
+        L = []
+        L.append(f"// {field} multiplication: out = a*b/R mod m, inputs < m (see the generator for the schedule).")
+        L.append(f"[[gnu::always_inline]] inline void mont_mul_{field}(Limbs<{n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
+        L.append("  u64 " + ", ".join(f"v{k} = a[{k}]" for k in range(n)) + ";")
+        L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
+        L.append(f"  u64 sc[{n}];")
+        L.append("  asm(")
+        for k, t in enumerate(body):
+            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
+        L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
+        L.append("        " + ", ".join(f'[sc{i}] "=m"(sc[{i}])' for i in range(1, n)))
+        L.append(f'      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[{n}]>(b.data()))')
+        L.append('      : "rdx", "cc");')
+        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("}")
+        return L
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
+def csym(field, k):
+    return f"{consts_sym(field)}+{8 * k}(%%rip)"
+
+
+def gen_mul_wide_inline(field, n):
+    """out = a*b as 2n words: the low n words through memory operands lo0.., the high n
+    words in registers.  Schoolbook rows t += a*b_i; word i is final after row i."""
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        f = Func("inline")
+        nv = n + 5
+        V = [f"%[v{k}]" for k in range(nv)]
+        u = V[:n + 1]
+        pairs = [(V[n + 1], V[n + 2]), (V[n + 3], V[n + 4])]
+        AW = lambda j: f"{8 * j}(%[ap])"
+        E = f.emit
+        # row 0
+        E(f"mov rdx, 0(%[bp])")
+        E(f"xor {reg32(pairs[0][1])}, {reg32(pairs[0][1])}")
+        E(f"mulx {u[1]}, {u[0]}, {AW(0)}")
+        for j in range(1, n):
+            hi_, lo_ = u[j + 1], pairs[j % 2][1]
+            E(f"mulx {hi_}, {lo_}, {AW(j)}")
+            E(f"adcx {u[j]}, {lo_}")
+        E(f"adcx {u[n]}, {zero_word()}")
+        E(f"mov %[lo0], {u[0]}")
+        u = u[1:] + u[:1]
+        for i in range(1, n):
+            E(f"mov rdx, {8 * i}(%[bp])")
+            E(f"xor {reg32(u[n])}, {reg32(u[n])}")  # the new top word, and clears CF/OF
+            for j in range(n):
+                hi_, lo_ = pairs[j % 2]
+                E(f"mulx {hi_}, {lo_}, {AW(j)}")
+                E(f"adox {u[j]}, {lo_}")
+                E(f"adcx {u[j + 1]}, {hi_}")
+            E(f"adox {u[n]}, {zero_word()}")
+            if i < n - 1:
+                E(f"mov %[lo{i}], {u[0]}")
+                u = u[1:] + u[:1]
+        E(f"mov %[lo{n - 1}], {u[0]}")
+        hi_regs = u[1:n + 1]
+        body = [t for t in (intel_to_att(x) for x in f.body) if t]
+        idx = lambda r: int(r[len("%[v"):-1])
+        L = []
+        L.append(f"// {field}: out = a*b, 2N words (no reduction).")
+        L.append(f"[[gnu::always_inline]] inline void mont_mul_wide_{field}(Limbs<{2 * n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
+        L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
+        L.append("  asm(")
+        for k, t in enumerate(body):
+            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) + ",")
+        L.append("        " + ", ".join(f'[lo{i}] "=m"(out[{i}])' for i in range(n)))
+        L.append(f'      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[{n}]>(a.data())),')
+        L.append(f'        [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[{n}]>(b.data()))')
+        L.append('      : "rdx", "cc");')
+        for k, r in enumerate(hi_regs):
+            L.append(f"  out[{n + k}] = v{idx(r)};")
+        L.append("}")
+        return L
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
+def gen_redc_inline(field, n, twice=False):
+    """out = t/R mod m for t < m*R (2N words in memory operands t0..): word-serial
+    Montgomery reduction of the low half (result r1 <= m), plus the high half (< m),
+    then one conditional subtraction.  twice: t < 2m*R (high half < 2m), two."""
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        f = Func("inline")
+        nv = n + 5
+        V = [f"%[v{k}]" for k in range(nv)]
+        u = V[:n + 1]
+        pairs = [(V[n + 1], V[n + 2]), (V[n + 3], V[n + 4])]
+        E = f.emit
+        for j in range(n):
+            E(f"mov {u[j]}, %[t{j}]")
+        E(f"xor {reg32(u[n])}, {reg32(u[n])}")
+        for i in range(n):
+            E(f"mov rdx, {u[0]}")
+            E(f"imul rdx, {n0w(field)}")
+            E(f"xor {reg32(pairs[0][1])}, {reg32(pairs[0][1])}")
+            for j in range(n):
+                hi_, lo_ = pairs[j % 2]
+                E(f"mulx {hi_}, {lo_}, {modw(field, j)}")
+                E(f"adox {u[j]}, {lo_}")
+                E(f"adcx {u[j + 1]}, {hi_}")
+            E(f"adox {u[n]}, {zero_word()}")
+            u = u[1:] + u[:1]  # u[0] is 0 now: the new top word
+        for j in range(n):
+            E(f"{'add' if j == 0 else 'adc'} {u[j]}, %[t{n + j}]")
+        s = [u[n], *pairs[0], *pairs[1], "rdx"][:n]
+        for _ in range(2 if twice else 1):
+            for j in range(n):
+                E(f"mov {s[j]}, {u[j]}")
+            for j in range(n):
+                E(f"{'sub' if j == 0 else 'sbb'} {s[j]}, {modw(field, j)}")
+            for j in range(n):
+                E(f"cmovnc {u[j]}, {s[j]}")
+        body = [t for t in (intel_to_att(x) for x in f.body) if t]
+        idx = lambda r: int(r[len("%[v"):-1])
+        L = []
+        bound, suffix = ("2m*R", "2") if twice else ("m*R", "")
+        L.append(f"// {field}: out = t/R mod m for a 2N-word t < {bound}.")
+        L.append(f"[[gnu::always_inline]] inline void mont_redc{suffix}_{field}(Limbs<{n}>& out, const Limbs<{2 * n}>& t) {{")
+        L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
+        L.append("  asm(")
+        for k, t in enumerate(body):
+            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)))
+        L.append("      : " + ", ".join(f'[t{j}] "m"(t[{j}])' for j in range(2 * n)))
+        L.append('      : "rdx", "cc");')
+        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in u[:n]) + "};")
+        L.append("}")
+        return L
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
+def gen_wide_ops(field, n):
+    """Double-width helpers for the lazy Fp2 product: x -= y (two asm statements of N
+    words each, the borrow passed in a register: GCC allows at most 30 operands), and
+    x += C with the constant C of the constant block (words n+2..)."""
+    w = 2 * n
+    m = dict((f_, m_) for f_, m_, _, _ in FIELDS)[field]
+    cwords = [(lazy_offset(m, n) >> (W * k)) & ((1 << W) - 1) for k in range(w)]
+
+    def asm_lines(ins):
+        return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(ins) else '"') for k, t in enumerate(ins)]
+
+    L = [f"// {field}, {w} words: x = x - y (the caller knows there is no underflow).",
+         f"[[gnu::always_inline]] inline void wide_sub_{field}(Limbs<{w}>& x, const Limbs<{w}>& y) {{",
+         "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(w)) + ", borrow;",
+         "  asm("]
+    L += asm_lines([f"{'subq' if k == 0 else 'sbbq'} %[y{k}], %[x{k}]" for k in range(n)] +
+                   ["sbbq %[c], %[c]"])
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + ', [c] "=r"(borrow)',
+          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n)),
+          '      : "cc");',
+          "  asm("]
+    L += asm_lines(["negq %[c]"] + [f"sbbq %[y{k}], %[x{k}]" for k in range(n, w)])
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n, w)) + ', [c] "+r"(borrow)',
+          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n, w)),
+          '      : "cc");',
+          "  x = {" + ", ".join(f"x{k}" for k in range(w)) + "};",
+          "}", ""]
+    L += [f"// {field}, {w} words: x = x + y (the caller knows it fits).",
+          f"[[gnu::always_inline]] inline void wide_add_{field}(Limbs<{w}>& x, const Limbs<{w}>& y) {{",
+          "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(w)) + ", carry;",
+          "  asm("]
+    L += asm_lines([f"{'addq' if k == 0 else 'adcq'} %[y{k}], %[x{k}]" for k in range(n)] +
+                   ["sbbq %[c], %[c]"])
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + ', [c] "=r"(carry)',
+          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n)),
+          '      : "cc");',
+          "  asm("]
+    L += asm_lines(["negq %[c]"] + [f"adcq %[y{k}], %[x{k}]" for k in range(n, w)])
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n, w)) + ', [c] "+r"(carry)',
+          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n, w)),
+          '      : "cc");',
+          "  x = {" + ", ".join(f"x{k}" for k in range(w)) + "};",
+          "}", ""]
+    first = next(k for k in range(w) if cwords[k])
+    L += [f"// {field}, {w} words: x = x + C, C = m*2^bits(m) >= m^2 (the caller knows it fits).",
+          f"[[gnu::always_inline]] inline void wide_add_c_{field}(Limbs<{w}>& x) {{",
+          "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(first, w)) + ";",
+          "  asm("]
+    L += asm_lines([f"{'addq' if k == first else 'adcq'} {csym(field, n + 2 + k)}, %[x{k}]" for k in range(first, w)])
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(first, w)),
+          "      :",
+          '      : "cc");']
+    L += [f"  x[{k}] = x{k};" for k in range(first, w)]
+    L += ["}", ""]
+    return L
+
+
+def generate_inline():
+    L = [
+        "// Generated by tools/gen_mont_x86_64.py -- do not edit by hand.",
+        "// Montgomery multiplication for the BLS12-381 fields as GCC extended inline assembly",
+        "// (the CIOS schedule of mont_x86_64.S, computed inside the caller).  Requires BMI2 + ADX",
+        "// and an optimizing build (the operands take up to N+7 registers); the constants are",
+        "// the symbols snarkpipe_mont_{fp,fr}_consts of mont_x86_64.S.",
+        "#pragma once",
+        "",
+        "#include \"ff/bigint.hpp\"",
+        "",
+        "extern \"C\" {",
+    ]
+    for field, m, n, n0 in FIELDS:
+        L.append(f"extern const snarkpipe::ff::u64 {consts_sym(field)}[{consts_words(m, n)}];")
+    L += ["}", "", "namespace snarkpipe::ff::x86 {", ""]
+    for field, m, n, n0 in FIELDS:
+        L += gen_mul_inline(field, n, QAFTER_INLINE[field]) + [""]
+    # Fp only: the pieces of the Fp2 product with lazy reduction (ff/fp2.hpp).
+    L += gen_mul_wide_inline("fp", 6) + [""]
+    L += gen_redc_inline("fp", 6) + [""]
+    L += gen_redc_inline("fp", 6, twice=True) + [""]
+    L += gen_wide_ops("fp", 6)
+    L += ["}  // namespace snarkpipe::ff::x86", ""]
+    return "\n".join(L)
 
 
 def generate():
@@ -517,6 +890,9 @@ def main():
     text = generate()
     with open(path, "w") as fh:
         fh.write(text)
+    header = os.path.join(os.path.dirname(path), "mont_inline_x86_64.hpp")
+    with open(header, "w") as fh:
+        fh.write(generate_inline())
 
 
 if __name__ == "__main__":

@@ -4,6 +4,14 @@
 
 #include "ff/mont_field.hpp"
 
+// The inline-assembly multiplication needs an optimizing build (it takes 14 registers);
+// other builds, ASan and nvcc's host pass call the same schedule in mont_x86_64.S.
+#if defined(SNARKPIPE_HAVE_ASM) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__CUDACC__)
+#define SNARKPIPE_INLINE_MUL 1
+#include "ff/mont_inline_x86_64.hpp"
+#endif
+
 #if defined(SNARKPIPE_HAVE_ASM)
 extern "C" {
 void snarkpipe_mont_mul_fp(snarkpipe::ff::u64 out[6], const snarkpipe::ff::u64 a[6], const snarkpipe::ff::u64 b[6]);
@@ -25,6 +33,12 @@ struct FpParams {
   static void asm_mul(u64* o, const u64* a, const u64* b) { snarkpipe_mont_mul_fp(o, a, b); }
   static void asm_sqr(u64* o, const u64* a) { snarkpipe_mont_sqr_fp(o, a); }
 #endif
+#if defined(SNARKPIPE_INLINE_MUL)
+  static constexpr bool has_inline_asm = true;
+  [[gnu::always_inline]] static void inline_mul(Limbs<6>& o, const Limbs<6>& a, const Limbs<6>& b) {
+    x86::mont_mul_fp(o, a, b);
+  }
+#endif
 };
 
 struct FrParams {
@@ -36,6 +50,12 @@ struct FrParams {
   static constexpr bool has_asm = true;
   static void asm_mul(u64* o, const u64* a, const u64* b) { snarkpipe_mont_mul_fr(o, a, b); }
   static void asm_sqr(u64* o, const u64* a) { snarkpipe_mont_sqr_fr(o, a); }
+#endif
+#if defined(SNARKPIPE_INLINE_MUL)
+  static constexpr bool has_inline_asm = true;
+  [[gnu::always_inline]] static void inline_mul(Limbs<4>& o, const Limbs<4>& a, const Limbs<4>& b) {
+    x86::mont_mul_fr(o, a, b);
+  }
 #endif
 };
 

@@ -21,27 +21,54 @@ struct Fp2 {
   constexpr bool is_one() const { return c0.is_one() && c1.is_zero(); }
   friend constexpr bool operator==(const Fp2& a, const Fp2& b) = default;
 
-  friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-  friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
-  constexpr Fp2 operator-() const { return {-c0, -c1}; }
+  [[gnu::always_inline]] friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  [[gnu::always_inline]] friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  [[gnu::always_inline]] constexpr Fp2 operator-() const { return {-c0, -c1}; }
   // Karatsuba: three base-field multiplications.
   friend constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {
+#if defined(SNARKPIPE_INLINE_MUL)
+    if (!std::is_constant_evaluated()) return mul_lazy(a, b);
+#endif
     const Fp v0 = a.c0 * b.c0;
     const Fp v1 = a.c1 * b.c1;
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
+#if defined(SNARKPIPE_INLINE_MUL)
+  // Karatsuba with lazy reduction: the three products stay double-width (768 bits),
+  // c0 = a0·b0 - a1·b1 (+ C, a multiple of p that keeps it non-negative) and
+  // c1 = (a0 + a1)(b0 + b1) - a0·b0 - a1·b1 are formed before reducing, so two Montgomery
+  // reductions instead of three. Both stay below p·2^384, so each reduction is exact
+  // after one conditional subtraction (mont_inline_x86_64.hpp).
+  static Fp2 mul_lazy(const Fp2& a, const Fp2& b) {
+    Limbs<6> sa, sb;
+    x86::add_plain_6(sa, a.c0.montgomery(), a.c1.montgomery());
+    x86::add_plain_6(sb, b.c0.montgomery(), b.c1.montgomery());
+    Limbs<12> t0, t1, t2;
+    x86::mont_mul_wide_fp(t0, a.c0.montgomery(), b.c0.montgomery());
+    x86::mont_mul_wide_fp(t1, a.c1.montgomery(), b.c1.montgomery());
+    x86::mont_mul_wide_fp(t2, sa, sb);
+    x86::wide_sub_fp(t2, t0);
+    x86::wide_sub_fp(t2, t1);
+    x86::wide_add_c_fp(t0);
+    x86::wide_sub_fp(t0, t1);
+    Limbs<6> r0, r1;
+    x86::mont_redc_fp(r0, t0);
+    x86::mont_redc_fp(r1, t2);
+    return {Fp::from_montgomery(r0), Fp::from_montgomery(r1)};
+  }
+#endif
   friend constexpr Fp2 operator*(const Fp2& a, const Fp& s) { return {a.c0 * s, a.c1 * s}; }
-  constexpr Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
-  constexpr Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
+  [[gnu::always_inline]] constexpr Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
+  [[gnu::always_inline]] constexpr Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
   constexpr Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
 
-  constexpr Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+  [[gnu::always_inline]] constexpr Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
   constexpr Fp2 half() const { return {c0.half(), c1.half()}; }
   // (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: two multiplications.
   constexpr Fp2 square() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
-  constexpr Fp2 conjugate() const { return {c0, -c1}; }
+  [[gnu::always_inline]] constexpr Fp2 conjugate() const { return {c0, -c1}; }
   // Multiplication by the cubic/sextic non-residue ξ = 1 + u.
-  constexpr Fp2 mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }
+  [[gnu::always_inline]] constexpr Fp2 mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }
   // x^(p^k): the p-power Frobenius is conjugation.
   constexpr Fp2 frobenius_map(unsigned k) const { return (k & 1) ? conjugate() : *this; }
   constexpr Fp norm() const { return c0.square() + c1.square(); }

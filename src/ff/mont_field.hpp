@@ -123,33 +123,32 @@ class MontField {
   constexpr bool is_one() const { return *this == one(); }
   friend constexpr bool operator==(const MontField& a, const MontField& b) { return a.v_ == b.v_; }
 
-  friend constexpr MontField operator+(const MontField& a, const MontField& b) {
+  [[gnu::always_inline]] friend constexpr MontField operator+(const MontField& a, const MontField& b) {
     MontField r;
     add_mod(r.v_, a.v_, b.v_);
     return r;
   }
-  friend constexpr MontField operator-(const MontField& a, const MontField& b) {
+  [[gnu::always_inline]] friend constexpr MontField operator-(const MontField& a, const MontField& b) {
     MontField r;
     sub_mod(r.v_, a.v_, b.v_);
     return r;
   }
-  constexpr MontField operator-() const {
-    if (is_zero()) return *this;
+  [[gnu::always_inline]] constexpr MontField operator-() const {
     MontField r;
-    sub_to(r.v_, MODULUS, v_);
+    neg_mod(r.v_, v_);
     return r;
   }
-  friend constexpr MontField operator*(const MontField& a, const MontField& b) {
+  [[gnu::always_inline]] friend constexpr MontField operator*(const MontField& a, const MontField& b) {
     MontField r;
     mul_raw(r.v_, a.v_, b.v_);
     return r;
   }
-  constexpr MontField& operator+=(const MontField& b) { return *this = *this + b; }
-  constexpr MontField& operator-=(const MontField& b) { return *this = *this - b; }
-  constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
+  [[gnu::always_inline]] constexpr MontField& operator+=(const MontField& b) { return *this = *this + b; }
+  [[gnu::always_inline]] constexpr MontField& operator-=(const MontField& b) { return *this = *this - b; }
+  [[gnu::always_inline]] constexpr MontField& operator*=(const MontField& b) { return *this = *this * b; }
 
-  constexpr MontField dbl() const { return *this + *this; }
-  constexpr MontField square() const {
+  [[gnu::always_inline]] constexpr MontField dbl() const { return *this + *this; }
+  [[gnu::always_inline]] constexpr MontField square() const {
     MontField r;
     sqr_raw(r.v_, v_);
     return r;
@@ -164,12 +163,28 @@ class MontField {
     return from_montgomery(s);
   }
 
+  // Left-to-right with a fixed 4-bit window: about bits squarings and bits/4
+  // multiplications (the exponents used here, p - 2, (p + 1)/4, (p - 1)/2 ..., are public).
   template <std::size_t M>
   constexpr MontField pow(const Limbs<M>& e) const {
-    MontField r = one();
-    for (std::size_t i = bit_length(e); i-- > 0;) {
-      r = r.square();
-      if (test_bit(e, i)) r *= *this;
+    const std::size_t bits = bit_length(e);
+    if (bits == 0) return one();
+    MontField table[16];
+    table[0] = one();
+    table[1] = *this;
+    for (std::size_t k = 2; k < 16; ++k) table[k] = table[k - 1] * *this;
+    const std::size_t top = (bits - 1) / 4;  // index of the most significant window
+    auto window = [&](std::size_t w) {
+      unsigned d = 0;
+      for (std::size_t b = 4; b-- > 0;) d = (d << 1) | (test_bit(e, 4 * w + b) ? 1u : 0u);
+      return d;
+    };
+    MontField r = table[window(top)];
+    for (std::size_t w = top; w-- > 0;) {
+      // r·r rather than square(): in this dependent chain the inline multiplication
+      // (where the build has it) is faster than the called symmetric squaring.
+      for (int k = 0; k < 4; ++k) r = r * r;
+      if (const unsigned d = window(w); d != 0) r *= table[d];
     }
     return r;
   }
@@ -306,15 +321,33 @@ class MontField {
     return false;
   }
   static constexpr bool has_asm_v = detect_asm<P>();
+  template <class Q>
+  static constexpr bool detect_inline_asm() {
+    if constexpr (requires { Q::has_inline_asm; }) return Q::has_inline_asm;
+    return false;
+  }
+  static constexpr bool has_inline_asm_v = detect_inline_asm<P>();
 
-  // (a + b) mod p and (a - b) mod p. On x86-64 the 4- and 6-limb cases are inline assembly
+  // (a + b), (a - b) and -a mod p. On x86-64 the 4- and 6-limb cases are inline assembly
   // (add_x86_64.hpp); the loops serve constexpr evaluation and other targets.
   [[gnu::always_inline]] static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
-        if constexpr (N == 4) x86::add_mod_4(r.data(), a.data(), b.data(), MODULUS.data());
-        if constexpr (N == 6) x86::add_mod_6(r.data(), a.data(), b.data(), MODULUS.data());
+        if constexpr (N == 4) {
+#if defined(__OPTIMIZE__)
+          x86::add_mod_4(r, a, b, MODULUS);
+#else
+          x86::ptr::add_mod_4_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+#endif
+        }
+        if constexpr (N == 6) {
+#if defined(__OPTIMIZE__)
+          x86::add_mod_6(r, a, b, MODULUS);
+#else
+          x86::ptr::add_mod_6_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+#endif
+        }
         return;
       }
     }
@@ -324,12 +357,40 @@ class MontField {
     const u64 borrow = sub_to(r, s, MODULUS);
     if (!carry && borrow) r = s;
   }
+  [[gnu::always_inline]] static constexpr void neg_mod(Repr& r, const Repr& a) {
+#if defined(__x86_64__) && defined(__OPTIMIZE__)
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        if constexpr (N == 4) x86::neg_mod_4(r, a, MODULUS);
+        if constexpr (N == 6) x86::neg_mod_6(r, a, MODULUS);
+        return;
+      }
+    }
+#endif
+    if (ff::is_zero(a)) {
+      r = a;
+    } else {
+      sub_to(r, MODULUS, a);
+    }
+  }
   [[gnu::always_inline]] static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
 #if defined(__x86_64__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
-        if constexpr (N == 4) x86::sub_mod_4(r.data(), a.data(), b.data(), MODULUS.data());
-        if constexpr (N == 6) x86::sub_mod_6(r.data(), a.data(), b.data(), MODULUS.data());
+        if constexpr (N == 4) {
+#if defined(__OPTIMIZE__)
+          x86::sub_mod_4(r, a, b, MODULUS);
+#else
+          x86::ptr::sub_mod_4_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+#endif
+        }
+        if constexpr (N == 6) {
+#if defined(__OPTIMIZE__)
+          x86::sub_mod_6(r, a, b, MODULUS);
+#else
+          x86::ptr::sub_mod_6_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+#endif
+        }
         return;
       }
     }
@@ -339,6 +400,12 @@ class MontField {
 
   [[gnu::always_inline]] static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {
 #if defined(SNARKPIPE_HAVE_ASM)
+    if constexpr (has_inline_asm_v) {
+      if (!std::is_constant_evaluated()) {
+        P::inline_mul(out, a, b);
+        return;
+      }
+    }
     if constexpr (has_asm_v) {
       if (!std::is_constant_evaluated()) {
         P::asm_mul(out.data(), a.data(), b.data());

@@ -13,6 +13,11 @@
 	.quad 0
 
 	.p2align 6
+	.globl snarkpipe_mont_fp_consts
+	.hidden snarkpipe_mont_fp_consts
+	.type snarkpipe_mont_fp_consts,@object
+	.size snarkpipe_mont_fp_consts, 160
+snarkpipe_mont_fp_consts:
 .Lfp_m:
 	.quad 0xb9feffffffffaaab
 	.quad 0x1eabfffeb153ffff
@@ -22,8 +27,26 @@
 	.quad 0x1a0111ea397fe69a
 .Lfp_n0:
 	.quad 0x89f3fffcfffcfffd
+	.quad 0
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x6000000000000000
+	.quad 0xf73fdffffffff555
+	.quad 0x83d57fffd62a7fff
+	.quad 0xece61a541ed61ec4
+	.quad 0xec8ee9709e70a257
+	.quad 0x496374f6c869759a
+	.quad 0x0340223d472ffcd3
 
 	.p2align 6
+	.globl snarkpipe_mont_fr_consts
+	.hidden snarkpipe_mont_fr_consts
+	.type snarkpipe_mont_fr_consts,@object
+	.size snarkpipe_mont_fr_consts, 112
+snarkpipe_mont_fr_consts:
 .Lfr_m:
 	.quad 0xffffffff00000001
 	.quad 0x53bda402fffe5bfe
@@ -31,6 +54,15 @@
 	.quad 0x73eda753299d7d48
 .Lfr_n0:
 	.quad 0xfffffffeffffffff
+	.quad 0
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x0000000000000000
+	.quad 0x8000000000000000
+	.quad 0x7fffffff80000000
+	.quad 0xa9ded2017fff2dff
+	.quad 0x199cec0404d0ec02
+	.quad 0x39f6d3a994cebea4
 
 	.text
 

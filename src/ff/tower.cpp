@@ -37,13 +37,88 @@ const TowerConstants& tower_constants() {
   return t;
 }
 
+#if defined(SNARKPIPE_INLINE_MUL)
+namespace {
+
+using Wide = Limbs<12>;
+
+// k·p·2^381 as 12 words: multiples of p that keep the lazy sums below non-negative.
+constexpr Wide lazy_multiple(u64 k) {
+  const Limbs<6>& p = FpParams::modulus;
+  u64 kp[7] = {};
+  u64 carry = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const u128 t = u128(p[i]) * k + carry;
+    kp[i] = u64(t);
+    carry = u64(t >> 64);
+  }
+  kp[6] = carry;
+  Wide r{};
+  for (std::size_t i = 0; i < 7; ++i) {  // shift by 381 = 5·64 + 61 bits
+    r[i + 5] |= kp[i] << 61;
+    if (i + 6 < 12) r[i + 6] |= kp[i] >> 3;
+  }
+  return r;
+}
+// With C = p·2^381 ≈ 1.23·p^2 and R = 2^384: p·R = 8C.
+constexpr Wide C2 = lazy_multiple(2), C4 = lazy_multiple(4), C7 = lazy_multiple(7);
+
+// a^2 for a in Fp2, unreduced: w0 = (a0 + a1)(a0 + p - a1) ≡ a0^2 - a1^2, in [0, 4p^2);
+// w1 = a0·(2a1), in [0, 2p^2).
+[[gnu::always_inline]] inline void fp2_square_wide(const Fp2& a, Wide& w0, Wide& w1) {
+  Limbs<6> s, d, t;
+  x86::add_plain_6(s, a.c0.montgomery(), a.c1.montgomery());
+  x86::add_plain_6(d, a.c0.montgomery(), (-a.c1).montgomery());
+  x86::add_plain_6(t, a.c1.montgomery(), a.c1.montgomery());
+  x86::mont_mul_wide_fp(w0, s, d);
+  x86::mont_mul_wide_fp(w1, a.c0.montgomery(), t);
+}
+
+Fp from_redc2(const Wide& t) {
+  Limbs<6> r;
+  x86::mont_redc2_fp(r, t);
+  return Fp::from_montgomery(r);
+}
+
+}  // namespace
+#endif
+
 Fp12 Fp12::cyclotomic_square() const {
   // Fp4 squaring: (x + y s)^2 = (x^2 + ξ y^2) + ((x + y)^2 - x^2 - y^2) s.
+#if defined(SNARKPIPE_INLINE_MUL)
+  // Lazy reduction: the three Fp2 squares stay double-width and the two results are
+  // combined before reducing (four Montgomery reductions instead of six). Each sum gets a
+  // multiple of C = p·2^381 that keeps it non-negative; all stay below 2p·2^384, which
+  // mont_redc2_fp reduces exactly (p^2 < 0.82·C):
+  //   rx.c0 = X0 + Y0 - Y1 + 2C < 8p^2 + 2C,   rx.c1 = X1 + Y0 + Y1 < 8p^2,
+  //   ry.c0 = S0 - X0 - Y0 + 7C < 4p^2 + 7C,   ry.c1 = S1 - X1 - Y1 + 4C < 2p^2 + 4C.
+  auto fp4_square = [](const Fp2& x, const Fp2& y, Fp2& rx, Fp2& ry) {
+    Wide x0, x1, y0, y1, s0, s1;
+    fp2_square_wide(x, x0, x1);
+    fp2_square_wide(y, y0, y1);
+    fp2_square_wide(x + y, s0, s1);
+    // In place (no copies of double-width values): s0, s1 first, while x0, x1 are intact.
+    x86::wide_add_fp(s0, C7);
+    x86::wide_sub_fp(s0, x0);
+    x86::wide_sub_fp(s0, y0);
+    x86::wide_add_fp(s1, C4);
+    x86::wide_sub_fp(s1, x1);
+    x86::wide_sub_fp(s1, y1);
+    x86::wide_add_fp(x0, y0);
+    x86::wide_add_fp(x0, C2);
+    x86::wide_sub_fp(x0, y1);
+    x86::wide_add_fp(x1, y0);
+    x86::wide_add_fp(x1, y1);
+    rx = {from_redc2(x0), from_redc2(x1)};
+    ry = {from_redc2(s0), from_redc2(s1)};
+  };
+#else
   auto fp4_square = [](const Fp2& x, const Fp2& y, Fp2& rx, Fp2& ry) {
     const Fp2 x2 = x.square(), y2 = y.square();
     rx = x2 + y2.mul_by_nonresidue();
     ry = (x + y).square() - x2 - y2;
   };
+#endif
   // A = c00 + c11 s, B = c10 + c02 s, C = c01 + c12 s.
   const Fp2 &c00 = c0.c0, &c01 = c0.c1, &c02 = c0.c2;
   const Fp2 &c10 = c1.c0, &c11 = c1.c1, &c12 = c1.c2;

@@ -288,3 +288,97 @@ TEST(Fr, AdditionAgainstReference) {
   SeededRng rng(test_seed("Fr.AddRef"));
   check_add_sub<Fr>(rng);
 }
+
+TEST(Fp, NegationAndDoublingAgainstReference) {
+  SeededRng rng(test_seed("Fp.NegRef"));
+  const Fp pm1 = -Fp::one();
+  std::vector<Fp> xs = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one()};
+  for (int i = 0; i < 20000; ++i) xs.push_back(Fp::random(rng));
+  for (const Fp& a : xs) {
+    Fp::Repr n{};
+    if (!is_zero(a.montgomery())) sub_to(n, Fp::MODULUS, a.montgomery());
+    ASSERT_EQ((-a).montgomery(), n);
+    ASSERT_EQ(a.dbl(), a + a);
+    ASSERT_EQ(-(-a), a);
+  }
+}
+
+// The Fp2 product (lazy reduction where the build has it) against the schoolbook formula
+// with the portable multiplication, on edge values (0, 1, p-1, p-2) and random elements.
+TEST(Fp2, ProductAgainstSchoolbook) {
+  SeededRng rng(test_seed("Fp2.ProductRef"));
+  auto reference = [](const Fp2& a, const Fp2& b) {
+    return Fp2{Fp::mul_portable(a.c0, b.c0) - Fp::mul_portable(a.c1, b.c1),
+               Fp::mul_portable(a.c0, b.c1) + Fp::mul_portable(a.c1, b.c0)};
+  };
+  const Fp pm1 = -Fp::one();
+  const std::vector<Fp> edge = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one()};
+  std::vector<Fp2> xs;
+  for (const Fp& x : edge)
+    for (const Fp& y : edge) xs.push_back({x, y});
+  for (const Fp2& a : xs)
+    for (const Fp2& b : xs) {
+      ASSERT_EQ(a * b, reference(a, b));
+      ASSERT_EQ(a.square(), reference(a, a));
+    }
+  for (int i = 0; i < 20000; ++i) {
+    const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
+    ASSERT_EQ(a * b, reference(a, b));
+    ASSERT_EQ(a.square(), reference(a, a));
+  }
+}
+
+TEST(Fp, PowAgainstPortableSquareAndMultiply) {
+  SeededRng rng(test_seed("Fp.PowRef"));
+  for (int i = 0; i < 50; ++i) {
+    const Fp a = Fp::random(rng);
+    const Limbs<2> e = {rng.next_u64(), rng.next_u64()};
+    Fp r = Fp::one();
+    for (std::size_t k = 128; k-- > 0;) {
+      r = Fp::mul_portable(r, r);
+      if (test_bit(e, k)) r = Fp::mul_portable(r, a);
+    }
+    ASSERT_EQ(a.pow(e), r);
+  }
+}
+
+// The Granger–Scott formula evaluated with plain (reduced) Fp2 arithmetic: what
+// cyclotomic_square() computes for any input, in or out of the cyclotomic subgroup, so the
+// lazy-reduction version can be held against it on arbitrary and extreme coefficients.
+namespace {
+Fp12 granger_scott_reference(const Fp12& f) {
+  auto fp4_square = [](const Fp2& x, const Fp2& y, Fp2& rx, Fp2& ry) {
+    const Fp2 x2 = x.square(), y2 = y.square();
+    rx = x2 + y2.mul_by_nonresidue();
+    ry = (x + y).square() - x2 - y2;
+  };
+  Fp2 ax, ay, bx, by, cx, cy;
+  fp4_square(f.c0.c0, f.c1.c1, ax, ay);
+  fp4_square(f.c1.c0, f.c0.c2, bx, by);
+  fp4_square(f.c0.c1, f.c1.c2, cx, cy);
+  auto three = [](const Fp2& x) { return x.dbl() + x; };
+  Fp12 r;
+  r.c0.c0 = three(ax) - f.c0.c0.dbl();
+  r.c1.c1 = three(ay) + f.c1.c1.dbl();
+  r.c1.c0 = three(cy.mul_by_nonresidue()) + f.c1.c0.dbl();
+  r.c0.c2 = three(cx) - f.c0.c2.dbl();
+  r.c0.c1 = three(bx) - f.c0.c1.dbl();
+  r.c1.c2 = three(by) + f.c1.c2.dbl();
+  return r;
+}
+}  // namespace
+
+TEST(Fp12, CyclotomicSquareFormulaOnArbitraryInputs) {
+  SeededRng rng(test_seed("Fp12.CyclotomicFormula"));
+  const Fp pm1 = -Fp::one();
+  const std::vector<Fp> edge = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one()};
+  for (int i = 0; i < 3000; ++i) {
+    Fp12 f = Fp12::random(rng);
+    if (i < 1000) {  // extreme coefficients: every Fp slot drawn from {0, 1, p-1, p-2}
+      Fp* c[12] = {&f.c0.c0.c0, &f.c0.c0.c1, &f.c0.c1.c0, &f.c0.c1.c1, &f.c0.c2.c0, &f.c0.c2.c1,
+                   &f.c1.c0.c0, &f.c1.c0.c1, &f.c1.c1.c0, &f.c1.c1.c1, &f.c1.c2.c0, &f.c1.c2.c1};
+      for (Fp* x : c) *x = edge[rng.next_u64() % edge.size()];
+    }
+    ASSERT_EQ(f.cyclotomic_square(), granger_scott_reference(f));
+  }
+}
