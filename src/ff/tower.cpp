@@ -1,5 +1,9 @@
 #include "ff/fp12.hpp"
 
+#if defined(SNARKPIPE_INLINE_MUL)
+#include "ff/wide_x86_64.hpp"
+#endif
+
 namespace snarkpipe::ff {
 
 namespace {
@@ -42,26 +46,10 @@ namespace {
 
 using Wide = Limbs<12>;
 
-// k·p·2^381 as 12 words: multiples of p that keep the lazy sums below non-negative.
-constexpr Wide lazy_multiple(u64 k) {
-  const Limbs<6>& p = FpParams::modulus;
-  u64 kp[7] = {};
-  u64 carry = 0;
-  for (std::size_t i = 0; i < 6; ++i) {
-    const u128 t = u128(p[i]) * k + carry;
-    kp[i] = u64(t);
-    carry = u64(t >> 64);
-  }
-  kp[6] = carry;
-  Wide r{};
-  for (std::size_t i = 0; i < 7; ++i) {  // shift by 381 = 5·64 + 61 bits
-    r[i + 5] |= kp[i] << 61;
-    if (i + 6 < 12) r[i + 6] |= kp[i] >> 3;
-  }
-  return r;
-}
-// With C = p·2^381 ≈ 1.23·p^2 and R = 2^384: p·R = 8C.
-constexpr Wide C2 = lazy_multiple(2), C4 = lazy_multiple(4), C7 = lazy_multiple(7);
+// Multiples of C = p·2^381 ≈ 1.23·p^2 (wide_x86_64.hpp); R = 2^384, so p·R = 8C.
+constexpr const Wide& C2 = x86::WIDE_C2_FP;
+constexpr const Wide& C4 = x86::WIDE_C4_FP;
+constexpr const Wide& C7 = x86::WIDE_C7_FP;
 
 // a^2 for a in Fp2, unreduced: w0 = (a0 + a1)(a0 + p - a1) ≡ a0^2 - a1^2, in [0, 4p^2);
 // w1 = a0·(2a1), in [0, 2p^2).
@@ -74,7 +62,7 @@ constexpr Wide C2 = lazy_multiple(2), C4 = lazy_multiple(4), C7 = lazy_multiple(
   x86::mont_mul_wide_fp(w1, a.c0.montgomery(), t);
 }
 
-Fp from_redc2(const Wide& t) {
+[[gnu::always_inline]] inline Fp from_redc2(const Wide& t) {
   Limbs<6> r;
   x86::mont_redc2_fp(r, t);
   return Fp::from_montgomery(r);
@@ -98,17 +86,12 @@ Fp12 Fp12::cyclotomic_square() const {
     fp2_square_wide(y, y0, y1);
     fp2_square_wide(x + y, s0, s1);
     // In place (no copies of double-width values): s0, s1 first, while x0, x1 are intact.
-    x86::wide_add_fp(s0, C7);
-    x86::wide_sub_fp(s0, x0);
-    x86::wide_sub_fp(s0, y0);
-    x86::wide_add_fp(s1, C4);
-    x86::wide_sub_fp(s1, x1);
-    x86::wide_sub_fp(s1, y1);
-    x86::wide_add_fp(x0, y0);
-    x86::wide_add_fp(x0, C2);
-    x86::wide_sub_fp(x0, y1);
-    x86::wide_add_fp(x1, y0);
-    x86::wide_add_fp(x1, y1);
+    // Fused: one pass over each accumulator (intermediate wrap-around mod 2^768 is harmless:
+    // the arithmetic is exact modulo 2^768 and each final value is in the range above).
+    x86::wide_add_sub2_fp(s0, C7, x0, y0);
+    x86::wide_add_sub2_fp(s1, C4, x1, y1);
+    x86::wide_add2_sub_fp(x0, y0, C2, y1);
+    x86::wide_add2_fp(x1, y0, y1);
     rx = {from_redc2(x0), from_redc2(x1)};
     ry = {from_redc2(s0), from_redc2(s1)};
   };
@@ -127,14 +110,16 @@ Fp12 Fp12::cyclotomic_square() const {
   fp4_square(c10, c02, bx, by);
   fp4_square(c01, c12, cx, cy);
   // A' = 3A^2 - 2·conj(A); B' = 3s·C^2 + 2·conj(B); C' = 3B^2 - 2·conj(C).
-  auto three = [](const Fp2& x) { return x.dbl() + x; };
+  // 3x - 2c = x + 2(x - c) and 3x + 2c = x + 2(x + c): three Fp2 additions instead of four.
+  auto three_minus_two = [](const Fp2& x, const Fp2& c) { return (x - c).dbl() + x; };
+  auto three_plus_two = [](const Fp2& x, const Fp2& c) { return (x + c).dbl() + x; };
   Fp12 r;
-  r.c0.c0 = three(ax) - c00.dbl();
-  r.c1.c1 = three(ay) + c11.dbl();
-  r.c1.c0 = three(cy.mul_by_nonresidue()) + c10.dbl();
-  r.c0.c2 = three(cx) - c02.dbl();
-  r.c0.c1 = three(bx) - c01.dbl();
-  r.c1.c2 = three(by) + c12.dbl();
+  r.c0.c0 = three_minus_two(ax, c00);
+  r.c1.c1 = three_plus_two(ay, c11);
+  r.c1.c0 = three_plus_two(cy.mul_by_nonresidue(), c10);
+  r.c0.c2 = three_minus_two(cx, c02);
+  r.c0.c1 = three_minus_two(bx, c01);
+  r.c1.c2 = three_plus_two(by, c12);
   return r;
 }
 
