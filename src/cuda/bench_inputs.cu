@@ -261,7 +261,7 @@ std::vector<float> host_streamed_msm_ms(const ec::Affine<C>* d_bases, const ff::
   int device = 0;
   SNARKPIPE_CUDA_CHECK(cudaGetDevice(&device));
   BufferPool pool(device);
-  BaseStreamer streamer(pool, st, piece_points ? piece_points : std::size_t(1) << 25);
+  BaseStreamer streamer(pool, st, piece_points ? piece_points : DEFAULT_STREAM_PIECE_G1_POINTS);
   const ec::Affine<C>* points = host.as<const ec::Affine<C>>();
   return time_on_stream(st, warmup, runs, [&] {
     result = streamer.run<C>(points, n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {

@@ -41,6 +41,11 @@ struct GpuMsmTimings {
   unsigned window_bits = 0, windows = 0;
 };
 
+// Bases streamed from host memory (a host-resident key, bench gpu's host_pinned inputs) cross
+// the bus in pieces of this many G1 points (half as many G2 points: the same bytes) unless
+// told otherwise: 3.2 GB, so a 2^27-point query takes four.
+inline constexpr std::size_t DEFAULT_STREAM_PIECE_G1_POINTS = std::size_t(1) << 25;
+
 template <class C>
 class GpuMsm {
  public:

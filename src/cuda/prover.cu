@@ -198,7 +198,7 @@ struct CudaBackend::Impl {
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
 
-  std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : std::size_t(1) << 25; }
+  std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS; }
 
   explicit Impl(const CudaBackendOptions& opt) : device(opt.device), pool(opt.device), options(opt) {
     const int dev = opt.device;
@@ -421,7 +421,7 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
                                              SrsResidency residency, std::size_t host_piece_points) {
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
   const std::size_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
-  const std::size_t piece_points = host_piece_points ? host_piece_points : std::size_t(1) << 25;
+  const std::size_t piece_points = host_piece_points ? host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS;
   std::size_t bytes = residency == SrsResidency::host
                           ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
                           : key_bytes(pk);
