@@ -777,38 +777,28 @@ def gen_wide_ops(field, n):
     def asm_lines(ins):
         return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(ins) else '"') for k, t in enumerate(ins)]
 
-    L = [f"// {field}, {w} words: x = x - y (the caller knows there is no underflow).",
-         f"[[gnu::always_inline]] inline void wide_sub_{field}(Limbs<{w}>& x, const Limbs<{w}>& y) {{",
-         "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(w)) + ", borrow;",
-         "  asm("]
-    L += asm_lines([f"{'subq' if k == 0 else 'sbbq'} %[y{k}], %[x{k}]" for k in range(n)] +
-                   ["sbbq %[c], %[c]"])
-    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + ', [c] "=r"(borrow)',
-          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n)),
-          '      : "cc");',
-          "  asm("]
-    L += asm_lines(["negq %[c]"] + [f"sbbq %[y{k}], %[x{k}]" for k in range(n, w)])
-    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n, w)) + ', [c] "+r"(borrow)',
-          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n, w)),
-          '      : "cc");',
-          "  x = {" + ", ".join(f"x{k}" for k in range(w)) + "};",
-          "}", ""]
-    L += [f"// {field}, {w} words: x = x + y (the caller knows it fits).",
-          f"[[gnu::always_inline]] inline void wide_add_{field}(Limbs<{w}>& x, const Limbs<{w}>& y) {{",
-          "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(w)) + ", carry;",
-          "  asm("]
-    L += asm_lines([f"{'addq' if k == 0 else 'adcq'} %[y{k}], %[x{k}]" for k in range(n)] +
-                   ["sbbq %[c], %[c]"])
-    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + ', [c] "=r"(carry)',
-          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n)),
-          '      : "cc");',
-          "  asm("]
-    L += asm_lines(["negq %[c]"] + [f"adcq %[y{k}], %[x{k}]" for k in range(n, w)])
-    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n, w)) + ', [c] "+r"(carry)',
-          "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n, w)),
-          '      : "cc");',
-          "  x = {" + ", ".join(f"x{k}" for k in range(w)) + "};",
-          "}", ""]
+    # x = x -/+ y over w words: the first n words from memory in one chain, the flag kept
+    # in a register across the second asm statement, which finishes the words above.
+    def wide_op(name, what, first_op, chain_op, flag):
+        return [f"// {field}, {w} words: {what}.",
+                f"[[gnu::always_inline]] inline void {name}_{field}(Limbs<{w}>& x, const Limbs<{w}>& y) {{",
+                "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(w)) + f", {flag};",
+                "  asm("] + \
+            asm_lines([f"{first_op if k == 0 else chain_op} %[y{k}], %[x{k}]" for k in range(n)] +
+                      ["sbbq %[c], %[c]"]) + \
+            ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + f', [c] "=r"({flag})',
+             "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n)),
+             '      : "cc");',
+             "  asm("] + \
+            asm_lines(["negq %[c]"] + [f"{chain_op} %[y{k}], %[x{k}]" for k in range(n, w)]) + \
+            ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n, w)) + f', [c] "+r"({flag})',
+             "      : " + ", ".join(f'[y{k}] "m"(y[{k}])' for k in range(n, w)),
+             '      : "cc");',
+             "  x = {" + ", ".join(f"x{k}" for k in range(w)) + "};",
+             "}", ""]
+
+    L = wide_op("wide_sub", "x = x - y (the caller knows there is no underflow)", "subq", "sbbq", "borrow")
+    L += wide_op("wide_add", "x = x + y (the caller knows it fits)", "addq", "adcq", "carry")
     first = next(k for k in range(w) if cwords[k])
     L += [f"// {field}, {w} words: x = x + C, C = m*2^bits(m) >= m^2 (the caller knows it fits).",
           f"[[gnu::always_inline]] inline void wide_add_c_{field}(Limbs<{w}>& x) {{",
