@@ -145,10 +145,7 @@ json bench_ntt(unsigned log_n, const GpuBenchOptions& o) {
 // src/cuda/prover.cu computes it: coefficients by inverse NTTs, evaluations on the coset
 // g·H, (a·b − c)/Z there (Z is the constant g^m − 1 on the coset), coefficients again.
 void h_poly(cuda::GpuNtt& ntt, Fr* a, Fr* b, Fr* c, unsigned log_n, const Fr& z_inv) {
-  for (Fr* v : {a, b, c}) {
-    ntt.intt(v, log_n);
-    ntt.coset_ntt(v, log_n);
-  }
+  for (Fr* v : {a, b, c}) ntt.coset_from_evaluations(v, log_n);  // intt, then coset_ntt
   bench::coset_quotient(a, b, c, z_inv, std::size_t(1) << log_n, ntt.stream());
   ntt.icoset_ntt(a, log_n);
 }

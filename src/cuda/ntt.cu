@@ -116,20 +116,13 @@ __global__ void __launch_bounds__(256) permute_tiled_kernel(const fr_t* __restri
 // in, natural out) runs the stages upward with ω^k; in frequency (natural in, bit-reversed
 // out) downward with the inverse table. W[i] = ω_N^i for N = 2^max_log, so the twiddle of
 // butterfly k in a stage of half-size h is W[k·N/(2h)].
+// run_stages transforms a tile already in shared memory (the caller synchronized after the
+// load) and returns after a barrier; stages_kernel loads, transforms and stores one group.
 template <bool DIT>
-__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
-                              const fr_t* __restrict__ W, unsigned max_log) {
-  extern __shared__ fr_t tile[];
+__device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, unsigned log_L, unsigned lb,
+                                           const fr_t* __restrict__ W, unsigned max_log) {
   const unsigned L = 1u << log_L;
   const unsigned tile_n = 1u << (s + log_L);
-  const unsigned lo_shift = t0 - log_L;
-  const unsigned hi = blockIdx.x >> lo_shift, lb = blockIdx.x & ((1u << lo_shift) - 1);
-  const std::size_t base = (std::size_t(hi) << (t0 + s)) + (std::size_t(lb) << log_L);
-
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
-    fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
-  __syncthreads();
-
   // The twiddle of butterfly k in stage u: ω_N^(((k·2^t0) + lb·L + l)·N/2^(t0+u+1)).
   auto twiddle = [&](unsigned k, unsigned u, unsigned l) {
     const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
@@ -202,9 +195,52 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
     }
     __syncthreads();
   }
+}
+
+template <bool DIT>
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
+                              const fr_t* __restrict__ W, unsigned max_log) {
+  extern __shared__ fr_t tile[];
+  const unsigned L = 1u << log_L;
+  const unsigned tile_n = 1u << (s + log_L);
+  const unsigned lo_shift = t0 - log_L;
+  const unsigned hi = blockIdx.x >> lo_shift, lb = blockIdx.x & ((1u << lo_shift) - 1);
+  const std::size_t base = (std::size_t(hi) << (t0 + s)) + (std::size_t(lb) << log_L);
+
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
+    fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
+  __syncthreads();
+  run_stages<DIT>(tile, t0, s, log_L, lb, W, max_log);
 
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
     fr_t::load(&tile[e]).store(&dst[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]);
+}
+
+// Evaluations on H to evaluations on the coset gH (intt, then coset_ntt) meet in the middle
+// on the first group's contiguous tiles: the inverse's last stages (DIF, so its output is in
+// bit-reversed order), the scaling of position j by m^-1·g^rev(j) (it holds coefficient
+// rev(j)), then the forward's first stages (DIT, which wants bit-reversed input), all on one
+// tile in shared memory: the two permutations and two passes over memory of the separate
+// transforms disappear.
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kernel(
+    const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W_inv,
+    const fr_t* __restrict__ W_fwd, unsigned max_log, fr_t m_inv, const fr_t* __restrict__ glo,
+    const fr_t* __restrict__ ghi) {
+  extern __shared__ fr_t tile[];
+  const unsigned tile_n = 1u << s;
+  const std::size_t base = std::size_t(blockIdx.x) << s;
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&src[base + e]).store(&tile[e]);
+  __syncthreads();
+  run_stages<false>(tile, 0, s, 0, 0, W_inv, max_log);
+  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    const uint32_t k = __brev(uint32_t(base + e)) >> (32 - log_n);  // the coefficient index
+    (fr_t::load(&tile[e]) * ((fr_t::load(&glo[k & mask]) * fr_t::load(&ghi[k >> COSET_LO_BITS])) * m_inv))
+        .store(&tile[e]);
+  }
+  __syncthreads();
+  run_stages<true>(tile, 0, s, 0, 0, W_fwd, max_log);
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&tile[e]).store(&dst[base + e]);
 }
 
 struct StageGroup {
@@ -322,6 +358,7 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
     // One element: every transform is the identity (m^-1 = g^0 = 1).
     return;
   }
+  if (kind == Kind::ToCoset) return coset_from_evaluations(d_values, log_n);
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
   if (m.scratch.capacity() < n * sizeof(Fr)) {
@@ -367,6 +404,45 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
   }
 }
 
+void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n) {
+  Impl& m = *impl_;
+  if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
+  if (log_n == 0) return;  // m^-1 = g^0 = 1
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  const std::size_t n = std::size_t(1) << log_n;
+  if (m.scratch.capacity() < n * sizeof(Fr)) {
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+    m.scratch.reset();
+    m.scratch = m.pool.acquire(n * sizeof(Fr));
+  }
+  fr_t* x = reinterpret_cast<fr_t*>(d_values);
+  fr_t* t = m.scratch.as<fr_t>();
+  const std::vector<StageGroup> groups = plan_groups(log_n);
+  auto launch_group = [&](bool forward, const StageGroup& g, const fr_t* src, fr_t* dst) {
+    const unsigned tile_n = 1u << (g.s + g.log_L);
+    const unsigned threads = std::max(1u, std::min(tile_n / 4, 256u));
+    const unsigned blocks = unsigned(n >> (g.s + g.log_L));
+    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
+    if (forward)
+      stages_kernel<true><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, m.w_fwd.as<fr_t>(),
+                                                               m.max_log);
+    else
+      stages_kernel<false><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, m.w_inv.as<fr_t>(),
+                                                                m.max_log);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  };
+  // The inverse's groups above the first (x → t), the middle (t → x), the forward's (x → x).
+  for (std::size_t i = groups.size(); i-- > 1;) launch_group(false, groups[i], i + 1 == groups.size() ? x : t, t);
+  const StageGroup& g0 = groups[0];
+  const unsigned tile_n = 1u << g0.s;
+  to_coset_middle_kernel<<<unsigned(n >> g0.s), std::max(1u, std::min(tile_n / 4, 256u)),
+                           std::size_t(tile_n) * sizeof(fr_t), m.stream>>>(
+      groups.size() == 1 ? x : t, x, log_n, g0.s, m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), m.max_log,
+      to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  for (std::size_t i = 1; i < groups.size(); ++i) launch_group(true, groups[i], x, x);
+}
+
 void GpuNtt::run_host(Kind kind, std::span<Fr> values) {
   Impl& m = *impl_;
   const std::size_t n = values.size();
@@ -393,5 +469,6 @@ void GpuNtt::ntt(std::span<Fr> v) { run_host(Kind::Forward, v); }
 void GpuNtt::intt(std::span<Fr> v) { run_host(Kind::Inverse, v); }
 void GpuNtt::coset_ntt(std::span<Fr> v) { run_host(Kind::CosetForward, v); }
 void GpuNtt::icoset_ntt(std::span<Fr> v) { run_host(Kind::CosetInverse, v); }
+void GpuNtt::coset_from_evaluations(std::span<Fr> v) { run_host(Kind::ToCoset, v); }
 
 }  // namespace snarkpipe::cuda

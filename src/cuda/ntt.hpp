@@ -42,6 +42,9 @@ class GpuNtt {
   void intt(ff::Fr* d_values, unsigned log_n);
   void coset_ntt(ff::Fr* d_values, unsigned log_n);
   void icoset_ntt(ff::Fr* d_values, unsigned log_n);
+  // coset_ntt(intt(x)), evaluations on H to evaluations on gH, in two fewer passes over
+  // memory and without the two bit-reversal permutations (the H computation's step).
+  void coset_from_evaluations(ff::Fr* d_values, unsigned log_n);
 
   // Host data, copied in and out through pinned staging; returns when done. The size must
   // be a power of two no larger than 2^max_log_n (std::invalid_argument otherwise).
@@ -49,6 +52,7 @@ class GpuNtt {
   void intt(std::span<ff::Fr> values);
   void coset_ntt(std::span<ff::Fr> values);
   void icoset_ntt(std::span<ff::Fr> values);
+  void coset_from_evaluations(std::span<ff::Fr> values);
 
   // The engine's stream (a cudaStream_t) and pool.
   void* stream() const;
@@ -57,7 +61,7 @@ class GpuNtt {
 
  private:
   struct Impl;
-  enum class Kind { Forward, Inverse, CosetForward, CosetInverse };
+  enum class Kind { Forward, Inverse, CosetForward, CosetInverse, ToCoset };
   void run(Kind kind, ff::Fr* d_values, unsigned log_n);
   void run_host(Kind kind, std::span<ff::Fr> values);
   std::unique_ptr<Impl> impl_;

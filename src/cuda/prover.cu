@@ -538,10 +538,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   cudaStream_t nst = cudaStream_t(ntt.stream());
   SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_ready, st));
   SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(nst, m.ntt_ready));
-  for (auto& v : abc) {
-    ntt.intt(v.as<Fr>(), log_m);
-    ntt.coset_ntt(v.as<Fr>(), log_m);
-  }
+  for (auto& v : abc) ntt.coset_from_evaluations(v.as<Fr>(), log_m);  // intt, then coset_ntt
   SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_done, nst));
   SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.ntt_done));
   quotient_kernel<<<blocks_for(n, 256), 256, 0, st>>>(abc[0].as<fr_t>(), abc[1].as<fr_t>(), abc[2].as<fr_t>(), n,

@@ -47,8 +47,10 @@ struct Fp12 {
     return {t0 + t1.mul_by_nonresidue(), (c0 + c1).mul_by_01(l0, l1 + l4) - t0 - t1};
   }
 
+  // VarTime: through the variable-time Fp inversion (public values only).
+  template <bool VarTime = false>
   Fp12 inverse() const {
-    const Fp6 t = (c0.square() - c1.square().mul_by_nonresidue()).inverse();
+    const Fp6 t = (c0.square() - c1.square().mul_by_nonresidue()).template inverse<VarTime>();
     return {c0 * t, -(c1 * t)};
   }
 
@@ -63,6 +65,22 @@ struct Fp12 {
   // the final exponentiation). Views the element as A + B·t + C·t^2 over Fp4 = Fp2[s]/(s^2-ξ),
   // s = w^3, t = w: nine Fp2 squarings instead of twelve multiplications.
   Fp12 cyclotomic_square() const;
+
+  // Karabina's compressed cyclotomic squaring ("Squaring in cyclotomic subgroups", 2010).
+  // In the Granger–Scott view A + B·t + C·t^2 above, the squaring's new B and C depend only
+  // on B and C: B' = 3s·C^2 + 2·conj(B), C' = 3B^2 - 2·conj(C). So the four Fp2 coefficients
+  // g2 + g3·s = B = c1.c0 + c0.c2·s and g4 + g5·s = C = c0.c1 + c1.c2·s square on their own
+  // (two Fp4 squarings instead of three), and A = g0 + g1·s = c0.c0 + c1.c1·s is recovered
+  // from them afterwards, valid in the cyclotomic subgroup with g2 != 0:
+  //   g1 = (ξ·g5^2 + 3·g4^2 - 2·g3) / (4·g2),   g0 = ξ·(2·g1^2 + g2·g5 - 3·g3·g4) + 1.
+  struct Compressed {
+    Fp2 g2, g3, g4, g5;
+  };
+  Compressed compress() const { return {c1.c0, c0.c2, c0.c1, c1.c2}; }
+  static Compressed compressed_square(const Compressed& g);
+  // Decompresses n values with one (variable-time) Fp2 inversion for all of them
+  // (Montgomery's trick). Returns false, leaving out unspecified, when some g2 is zero.
+  static bool decompress_batch(const Compressed* in, Fp12* out, std::size_t n);
 
   template <std::size_t M>
   Fp12 pow(const Limbs<M>& e) const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ff/fields.hpp"
+#include "ff/inverse_vartime.hpp"
 
 namespace snarkpipe::ff {
 
@@ -73,8 +74,11 @@ struct Fp2 {
   constexpr Fp2 frobenius_map(unsigned k) const { return (k & 1) ? conjugate() : *this; }
   constexpr Fp norm() const { return c0.square() + c1.square(); }
 
+  // VarTime: the Fp inversion by divsteps (inverse_vartime.hpp), for public values only.
+  template <bool VarTime = false>
   Fp2 inverse() const {
-    const Fp t = norm().inverse();
+    const Fp n = norm();
+    const Fp t = VarTime ? fp_inverse_vartime(n) : n.inverse();
     return {c0 * t, -(c1 * t)};
   }
 

@@ -63,12 +63,13 @@ struct Fp6 {
   // this · (b·v): three Fp2 multiplications.
   constexpr Fp6 mul_by_1(const Fp2& b) const { return {(c2 * b).mul_by_nonresidue(), c0 * b, c1 * b}; }
 
+  template <bool VarTime = false>
   Fp6 inverse() const {
     const Fp2 t0 = c0.square() - (c1 * c2).mul_by_nonresidue();
     const Fp2 t1 = c2.square().mul_by_nonresidue() - c0 * c1;
     const Fp2 t2 = c1.square() - c0 * c2;
     const Fp2 d = c0 * t0 + (c2 * t1 + c1 * t2).mul_by_nonresidue();
-    const Fp2 inv = d.inverse();
+    const Fp2 inv = d.template inverse<VarTime>();
     return {t0 * inv, t1 * inv, t2 * inv};
   }
 

@@ -71,56 +71,115 @@ constexpr const Wide& C7 = x86::WIDE_C7_FP;
 }  // namespace
 #endif
 
-Fp12 Fp12::cyclotomic_square() const {
-  // Fp4 squaring: (x + y s)^2 = (x^2 + ξ y^2) + ((x + y)^2 - x^2 - y^2) s.
+namespace {
+
+// Fp4 squaring: (x + y s)^2 = (x^2 + ξ y^2) + ((x + y)^2 - x^2 - y^2) s.
 #if defined(SNARKPIPE_INLINE_MUL)
-  // Lazy reduction: the three Fp2 squares stay double-width and the two results are
-  // combined before reducing (four Montgomery reductions instead of six). Each sum gets a
-  // multiple of C = p·2^381 that keeps it non-negative; all stay below 2p·2^384, which
-  // mont_redc2_fp reduces exactly (p^2 < 0.82·C):
-  //   rx.c0 = X0 + Y0 - Y1 + 2C < 8p^2 + 2C,   rx.c1 = X1 + Y0 + Y1 < 8p^2,
-  //   ry.c0 = S0 - X0 - Y0 + 7C < 4p^2 + 7C,   ry.c1 = S1 - X1 - Y1 + 4C < 2p^2 + 4C.
-  auto fp4_square = [](const Fp2& x, const Fp2& y, Fp2& rx, Fp2& ry) {
-    Wide x0, x1, y0, y1, s0, s1;
-    fp2_square_wide(x, x0, x1);
-    fp2_square_wide(y, y0, y1);
-    fp2_square_wide(x + y, s0, s1);
-    // In place (no copies of double-width values): s0, s1 first, while x0, x1 are intact.
-    // Fused: one pass over each accumulator (intermediate wrap-around mod 2^768 is harmless:
-    // the arithmetic is exact modulo 2^768 and each final value is in the range above).
-    x86::wide_add_sub2_fp(s0, C7, x0, y0);
-    x86::wide_add_sub2_fp(s1, C4, x1, y1);
-    x86::wide_add2_sub_fp(x0, y0, C2, y1);
-    x86::wide_add2_fp(x1, y0, y1);
-    rx = {from_redc2(x0), from_redc2(x1)};
-    ry = {from_redc2(s0), from_redc2(s1)};
-  };
+// Lazy reduction: the three Fp2 squares stay double-width and the two results are
+// combined before reducing (four Montgomery reductions instead of six). Each sum gets a
+// multiple of C = p·2^381 that keeps it non-negative; all stay below 2p·2^384, which
+// mont_redc2_fp reduces exactly (p^2 < 0.82·C):
+//   rx.c0 = X0 + Y0 - Y1 + 2C < 8p^2 + 2C,   rx.c1 = X1 + Y0 + Y1 < 8p^2,
+//   ry.c0 = S0 - X0 - Y0 + 7C < 4p^2 + 7C,   ry.c1 = S1 - X1 - Y1 + 4C < 2p^2 + 4C.
+// The result of an Fp4 squaring, returned by value: default-constructed Fp2 outputs were
+// zero-filled first (rep stos, ~35 cycles each) and then overwritten.
+struct Fp4Square {
+  Fp2 x, y;
+};
+
+// Out of line: the ~13 KB body inlined twice into the compressed squaring (and three times
+// into the Granger–Scott one) made those slower, not faster (instruction fetch).
+[[gnu::noinline]] Fp4Square fp4_square(const Fp2& x, const Fp2& y) {
+  Wide x0, x1, y0, y1, s0, s1;
+  fp2_square_wide(x, x0, x1);
+  fp2_square_wide(y, y0, y1);
+  fp2_square_wide(x + y, s0, s1);
+  // In place (no copies of double-width values): s0, s1 first, while x0, x1 are intact.
+  // Fused: one pass over each accumulator (intermediate wrap-around mod 2^768 is harmless:
+  // the arithmetic is exact modulo 2^768 and each final value is in the range above).
+  x86::wide_add_sub2_fp(s0, C7, x0, y0);
+  x86::wide_add_sub2_fp(s1, C4, x1, y1);
+  x86::wide_add2_sub_fp(x0, y0, C2, y1);
+  x86::wide_add2_fp(x1, y0, y1);
+  return {{from_redc2(x0), from_redc2(x1)}, {from_redc2(s0), from_redc2(s1)}};
+}
 #else
-  auto fp4_square = [](const Fp2& x, const Fp2& y, Fp2& rx, Fp2& ry) {
-    const Fp2 x2 = x.square(), y2 = y.square();
-    rx = x2 + y2.mul_by_nonresidue();
-    ry = (x + y).square() - x2 - y2;
-  };
+struct Fp4Square {
+  Fp2 x, y;
+};
+
+inline Fp4Square fp4_square(const Fp2& x, const Fp2& y) {
+  const Fp2 x2 = x.square(), y2 = y.square();
+  return {x2 + y2.mul_by_nonresidue(), (x + y).square() - x2 - y2};
+}
 #endif
+
+// 3x - 2c = x + 2(x - c) and 3x + 2c = x + 2(x + c): three Fp2 additions instead of four.
+[[gnu::always_inline]] inline Fp2 three_minus_two(const Fp2& x, const Fp2& c) { return (x - c).dbl() + x; }
+[[gnu::always_inline]] inline Fp2 three_plus_two(const Fp2& x, const Fp2& c) { return (x + c).dbl() + x; }
+
+}  // namespace
+
+Fp12 Fp12::cyclotomic_square() const {
   // A = c00 + c11 s, B = c10 + c02 s, C = c01 + c12 s.
   const Fp2 &c00 = c0.c0, &c01 = c0.c1, &c02 = c0.c2;
   const Fp2 &c10 = c1.c0, &c11 = c1.c1, &c12 = c1.c2;
-  Fp2 ax, ay, bx, by, cx, cy;
-  fp4_square(c00, c11, ax, ay);
-  fp4_square(c10, c02, bx, by);
-  fp4_square(c01, c12, cx, cy);
+  const Fp4Square a = fp4_square(c00, c11);
+  const Fp4Square b = fp4_square(c10, c02);
+  const Fp4Square c = fp4_square(c01, c12);
   // A' = 3A^2 - 2·conj(A); B' = 3s·C^2 + 2·conj(B); C' = 3B^2 - 2·conj(C).
-  // 3x - 2c = x + 2(x - c) and 3x + 2c = x + 2(x + c): three Fp2 additions instead of four.
-  auto three_minus_two = [](const Fp2& x, const Fp2& c) { return (x - c).dbl() + x; };
-  auto three_plus_two = [](const Fp2& x, const Fp2& c) { return (x + c).dbl() + x; };
   Fp12 r;
-  r.c0.c0 = three_minus_two(ax, c00);
-  r.c1.c1 = three_plus_two(ay, c11);
-  r.c1.c0 = three_plus_two(cy.mul_by_nonresidue(), c10);
-  r.c0.c2 = three_minus_two(cx, c02);
-  r.c0.c1 = three_minus_two(bx, c01);
-  r.c1.c2 = three_plus_two(by, c12);
+  r.c0.c0 = three_minus_two(a.x, c00);
+  r.c1.c1 = three_plus_two(a.y, c11);
+  r.c1.c0 = three_plus_two(c.y.mul_by_nonresidue(), c10);
+  r.c0.c2 = three_minus_two(c.x, c02);
+  r.c0.c1 = three_minus_two(b.x, c01);
+  r.c1.c2 = three_plus_two(b.y, c12);
   return r;
+}
+
+Fp12::Compressed Fp12::compressed_square(const Compressed& g) {
+  // B = g2 + g3 s, C = g4 + g5 s: B' = 3s·C^2 + 2·conj(B), C' = 3B^2 - 2·conj(C), with
+  // s·(cx + cy s) = ξ·cy + cx s.
+  const Fp4Square b = fp4_square(g.g2, g.g3);
+  const Fp4Square c = fp4_square(g.g4, g.g5);
+  return {three_plus_two(c.y.mul_by_nonresidue(), g.g2), three_minus_two(c.x, g.g3),
+          three_minus_two(b.x, g.g4), three_plus_two(b.y, g.g5)};
+}
+
+bool Fp12::decompress_batch(const Compressed* in, Fp12* out, std::size_t n) {
+  constexpr std::size_t MAX = 16;
+  if (n > MAX) throw std::invalid_argument("decompress_batch: too many values");
+  // Numerators and denominators of g1, then one inversion of the product of the
+  // denominators (prefix products; 3(n-1) multiplications to peel the inverses off).
+  Fp2 num[MAX], den[MAX], prefix[MAX];
+  Fp2 acc = Fp2::one();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Compressed& g = in[i];
+    if (g.g2.is_zero()) return false;
+    const Fp2 g4sq = g.g4.square();
+    num[i] = g.g5.square().mul_by_nonresidue() + g4sq.dbl() + g4sq - g.g3.dbl();
+    den[i] = g.g2.dbl().dbl();
+    prefix[i] = acc;
+    acc = acc * den[i];
+  }
+  Fp2 inv = acc.inverse<true>();
+  for (std::size_t i = n; i-- > 0;) {
+    const Compressed& g = in[i];
+    const Fp2 g1 = num[i] * (inv * prefix[i]);
+    inv = inv * den[i];
+    const Fp2 t = g.g3 * g.g4;
+    Fp2 g0 = (g1.square().dbl() + g.g2 * g.g5 - (t.dbl() + t)).mul_by_nonresidue();
+    g0.c0 = g0.c0 + Fp::one();
+    Fp12& r = out[i];
+    r.c0.c0 = g0;
+    r.c1.c1 = g1;
+    r.c1.c0 = g.g2;
+    r.c0.c2 = g.g3;
+    r.c0.c1 = g.g4;
+    r.c1.c2 = g.g5;
+  }
+  return true;
 }
 
 }  // namespace snarkpipe::ff

@@ -37,6 +37,22 @@ std::vector<F> random_with_edges(SeededRng& rng, std::size_t n) {
   v[2] = minus_one<F>();
   v[3] = F::zero();
   v[4] = minus_one<F>();
+  // Raw Montgomery limbs full of ones (2^k − 1 below p, p − 1, p − 2): the carry chains of
+  // the multiplication and of the squaring's doubled cross products at their longest.
+  if constexpr (requires { typename F::Repr; }) {
+    std::size_t at = 5;
+    const int bits = int(typename F::Repr{}.size()) * 64;
+    for (int k : {32, 64, 96, 128, 191, 224, bits / 2 + 1, bits - 32, bits - 8}) {
+      typename F::Repr r{};
+      for (int b = 0; b < k; ++b) r[b / 64] |= uint64_t(1) << (b % 64);
+      if (ff::compare(r, F::MODULUS) < 0 && at < n) v[at++] = F::from_montgomery(r);
+    }
+    for (uint64_t d : {1, 2}) {
+      typename F::Repr r = F::MODULUS;
+      r[0] -= d;  // the low limb of both moduli is odd and > 2
+      if (at < n) v[at++] = F::from_montgomery(r);
+    }
+  }
   return v;
 }
 

@@ -1,5 +1,6 @@
 // The GPU NTT against the CPU's (src/poly/ntt.hpp), bit for bit, at every size 2^0..2^16
-// and at 2^18 and 2^20, for the four transforms; round trips; a direct evaluation.
+// and at 2^18 and 2^20, for the four transforms and the fused intt + coset_ntt; round trips;
+// a direct evaluation.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -42,6 +43,13 @@ void check_size(cuda::GpuNtt& gpu, SeededRng& rng, unsigned log_n) {
     (gpu.*c.gpu)(got);
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expect[i]) << c.name << " 2^" << log_n << " at " << i;
   }
+  // The fused evaluations → coset evaluations step against the CPU's intt, then coset_ntt.
+  const std::vector<Fr> x = random_vector(rng, n);
+  std::vector<Fr> expect = x, got = x;
+  poly::intt(expect, dom, poly::Order::Natural, poly::Order::Natural);
+  poly::coset_ntt(expect, dom, poly::Order::Natural, poly::Order::Natural);
+  gpu.coset_from_evaluations(got);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expect[i]) << "coset_from_evaluations 2^" << log_n << " at " << i;
 }
 
 TEST(CudaNtt, MatchesCpuAtEverySmallSize) {
@@ -78,6 +86,11 @@ TEST(CudaNtt, RoundTripsOnDevice) {
   gpu.coset_ntt(y);
   gpu.icoset_ntt(y);
   EXPECT_EQ(y, x);
+  std::vector<Fr> z = x, w = x;
+  gpu.coset_from_evaluations(z);  // 2^21: three stage groups on each side of the middle
+  gpu.intt(w);
+  gpu.coset_ntt(w);
+  EXPECT_EQ(z, w);
 }
 
 TEST(CudaNtt, ForwardEqualsDirectEvaluation) {

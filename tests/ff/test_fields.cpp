@@ -3,6 +3,7 @@
 
 #include "ff/batch_invert.hpp"
 #include "ff/fp12.hpp"
+#include "ff/inverse_vartime.hpp"
 #include "ff/random.hpp"
 #include "test_seed.hpp"
 
@@ -381,4 +382,80 @@ TEST(Fp12, CyclotomicSquareFormulaOnArbitraryInputs) {
     }
     ASSERT_EQ(f.cyclotomic_square(), granger_scott_reference(f));
   }
+}
+
+TEST(Fp, InverseVartimeAgainstFermat) {
+  SeededRng rng(test_seed("Fp.InverseVartime"));
+  const Fp pm1 = -Fp::one();
+  std::vector<Fp> xs = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one(), Fp::from_u64(2), Fp::from_u64(3),
+                        Fp::one().half(), Fp::from_montgomery(from_u64<6>(1)),
+                        Fp::from_montgomery(from_u64<6>(2)), -Fp::from_montgomery(from_u64<6>(1))};
+  // Montgomery words with long runs of zero or one bits (the divsteps skip zeros).
+  for (int k = 0; k < 381; k += 7) {
+    Limbs<6> w{};
+    w[k / 64] = u64(1) << (k % 64);
+    xs.push_back(Fp::from_montgomery(w));
+    xs.push_back(-Fp::from_montgomery(w));
+  }
+  for (int i = 0; i < 20000; ++i) xs.push_back(Fp::random(rng));
+  for (const Fp& x : xs) {
+    const Fp y = fp_inverse_vartime(x);
+    ASSERT_EQ(y, x.inverse()) << x.to_hex();
+    if (!x.is_zero()) {
+      ASSERT_EQ(x * y, Fp::one());
+    }
+  }
+}
+
+namespace {
+Fp12 random_cyclotomic(SeededRng& rng) {
+  const Fp12 f = Fp12::random(rng);
+  Fp12 g = f.conjugate() * f.inverse();
+  return g.frobenius_map(2) * g;
+}
+}  // namespace
+
+TEST(Fp12, InverseVartimeAgainstInverse) {
+  SeededRng rng(test_seed("Fp12.InverseVartime"));
+  for (int i = 0; i < 50; ++i) {
+    const Fp12 f = Fp12::random(rng);
+    ASSERT_EQ(f.inverse<true>(), f.inverse());
+    const Fp2 a = Fp2::random(rng);
+    ASSERT_EQ(a.inverse<true>(), a.inverse());
+  }
+  EXPECT_EQ(Fp12::one().inverse<true>(), Fp12::one());
+}
+
+TEST(Fp12, CompressedSquareAgainstGrangerScott) {
+  SeededRng rng(test_seed("Fp12.Compressed"));
+  for (int i = 0; i < 30; ++i) {
+    const Fp12 g = random_cyclotomic(rng);
+    // Decompression of an uncompressed value gives it back.
+    const Fp12::Compressed c0 = g.compress();
+    Fp12 back;
+    ASSERT_TRUE(Fp12::decompress_batch(&c0, &back, 1));
+    ASSERT_EQ(back, g);
+    // A chain of compressed squarings, decompressed in one batch at several points.
+    Fp12::Compressed c = c0;
+    Fp12 x = g;
+    std::vector<Fp12::Compressed> saved;
+    std::vector<Fp12> expected;
+    for (int k = 1; k <= 40; ++k) {
+      c = Fp12::compressed_square(c);
+      x = x.cyclotomic_square();
+      const Fp12::Compressed xc = x.compress();
+      ASSERT_TRUE(c.g2 == xc.g2 && c.g3 == xc.g3 && c.g4 == xc.g4 && c.g5 == xc.g5) << "k=" << k;
+      if (k % 7 == 0 || k == 40) {
+        saved.push_back(c);
+        expected.push_back(x);
+      }
+    }
+    std::vector<Fp12> out(saved.size());
+    ASSERT_TRUE(Fp12::decompress_batch(saved.data(), out.data(), saved.size()));
+    for (std::size_t j = 0; j < saved.size(); ++j) ASSERT_EQ(out[j], expected[j]) << "j=" << j;
+  }
+  // The identity compresses to zeros: g2 = 0, reported (callers fall back).
+  const Fp12::Compressed one = Fp12::one().compress();
+  Fp12 out;
+  EXPECT_FALSE(Fp12::decompress_batch(&one, &out, 1));
 }
