@@ -237,6 +237,30 @@ namespace snarkpipe::ff::x86 {
   r = {s0, s1, s2, s3, s4, s5};
 }
 
+// a + p - b for 6 limbs without reduction (a, b < p: the result is in (0, 2p), exact;
+// the wrap-around of the intermediate a - b mod 2^384 cancels). One pass instead of a
+// modular negation and a plain addition; an operand of the lazy Fp2 squaring.
+[[gnu::always_inline]] inline void add_p_sub_plain_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
+  u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
+  asm("subq 0(%[bp]), %[s0]\n\t"
+      "sbbq 8(%[bp]), %[s1]\n\t"
+      "sbbq 16(%[bp]), %[s2]\n\t"
+      "sbbq 24(%[bp]), %[s3]\n\t"
+      "sbbq 32(%[bp]), %[s4]\n\t"
+      "sbbq 40(%[bp]), %[s5]\n\t"
+      "addq %[p0], %[s0]\n\t"
+      "adcq %[p1], %[s1]\n\t"
+      "adcq %[p2], %[s2]\n\t"
+      "adcq %[p3], %[s3]\n\t"
+      "adcq %[p4], %[s4]\n\t"
+      "adcq %[p5], %[s5]"
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5)
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())),
+        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : "cc");
+  r = {s0, s1, s2, s3, s4, s5};
+}
+
 // The same with pointer operands and a "memory" clobber: what unoptimized builds use
 // (at -O0 GCC gives every memory operand its own address register, and the register
 // versions above run out of registers).

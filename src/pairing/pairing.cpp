@@ -65,6 +65,15 @@ G2Prepared::Line addition_step(Projective& t, const G2Affine& q) {
 
 [[gnu::noinline]] Fp12 square(const Fp12& f) { return f.square(); }
 
+// The line l0 + l1·x_P·w^2 + l4·y_P·w^3 as an element of Fp12 (what evaluate gives for f = 1).
+Fp12 line_value(const G2Prepared::Line& l, const G1Affine& p) {
+  Fp12 r = Fp12::zero();
+  r.c0.c0 = l.l0;
+  r.c0.c1 = l.l1 * p.x;
+  r.c1.c1 = l.l4 * p.y;
+  return r;
+}
+
 constexpr int Z_TOP_BIT = 63;
 
 }  // namespace
@@ -93,7 +102,13 @@ Fp12 miller_loop(std::span<const std::pair<G1Affine, const G2Prepared*>> terms) 
   std::size_t k = 0;
   for (int i = Z_TOP_BIT - 1; i >= 0; --i) {
     if (i != Z_TOP_BIT - 1) f = square(f);
-    for (const auto& [p, q] : live) f = evaluate(f, q->lines[k], p);
+    std::size_t first = 0;
+    if (i == Z_TOP_BIT - 1 && !live.empty()) {
+      // f = 1 here: 1 · line is the line itself, no product.
+      f = line_value(live[0].second->lines[k], live[0].first);
+      first = 1;
+    }
+    for (std::size_t j = first; j < live.size(); ++j) f = evaluate(f, live[j].second->lines[k], live[j].first);
     ++k;
     if ((ec::BLS_Z_ABS >> i) & 1) {
       for (const auto& [p, q] : live) f = evaluate(f, q->lines[k], p);
@@ -124,23 +139,27 @@ Fp12 cyclotomic_exp_by_z_uncompressed(const Fp12& f) {
 }  // namespace
 
 // f^|z| = Π f^(2^i) over the six set bits i of |z| = 2^63 + 2^62 + 2^60 + 2^57 + 2^48 + 2^16:
-// 63 compressed squarings (Fp12::compressed_square), the six powers decompressed together
-// with one variable-time inversion, five products. Falls back to the uncompressed chain in
-// the (negligible-probability) case of a zero g2, and for f = 1.
+// 62 compressed squarings (Fp12::compressed_square), the five powers up to f^(2^62)
+// decompressed together with one variable-time inversion, f^(2^63) as the Granger–Scott
+// square of f^(2^62) (cheaper than one more compressed squaring plus its decompression),
+// five products. Falls back to the uncompressed chain in the (negligible-probability) case
+// of a zero g2, and for f = 1.
 Fp12 cyclotomic_exp_by_z(const Fp12& f) {
   constexpr int BITS = std::popcount(ec::BLS_Z_ABS);
+  static_assert(((ec::BLS_Z_ABS >> (Z_TOP_BIT - 1)) & 3) == 3, "the last power is the square of the one before");
   Fp12::Compressed c = f.compress();
   Fp12::Compressed powers[BITS];
   int n = 0;
-  for (int i = 1; i <= Z_TOP_BIT; ++i) {
+  for (int i = 1; i < Z_TOP_BIT; ++i) {
     c = Fp12::compressed_square(c);
     if ((ec::BLS_Z_ABS >> i) & 1) powers[n++] = c;
   }
   Fp12 r;
   Fp12 out[BITS];
-  if (!(ec::BLS_Z_ABS & 1) && n == BITS && Fp12::decompress_batch(powers, out, n)) {
+  if (!(ec::BLS_Z_ABS & 1) && n == BITS - 1 && Fp12::decompress_batch(powers, out, n)) {
+    out[n] = out[n - 1].cyclotomic_square();
     r = out[0];
-    for (int k = 1; k < n; ++k) r *= out[k];
+    for (int k = 1; k <= n; ++k) r *= out[k];
   } else {
     r = cyclotomic_exp_by_z_uncompressed(f);
   }

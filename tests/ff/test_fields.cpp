@@ -459,3 +459,57 @@ TEST(Fp12, CompressedSquareAgainstGrangerScott) {
   Fp12 out;
   EXPECT_FALSE(Fp12::decompress_batch(&one, &out, 1));
 }
+
+// Decompression with the denominators inverted in Fp (Montgomery's trick over the norms),
+// against the uncompressed values, for every batch size the exponentiation could use.
+TEST(Fp12, DecompressBatchEverySize) {
+  SeededRng rng(test_seed("Fp12.DecompressSizes"));
+  for (std::size_t n = 1; n <= 16; ++n) {
+    std::vector<Fp12> xs(n);
+    std::vector<Fp12::Compressed> cs(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      xs[i] = random_cyclotomic(rng);
+      for (int k = 0; k < int(i % 3); ++k) xs[i] = xs[i].cyclotomic_square();
+      cs[i] = xs[i].compress();
+    }
+    std::vector<Fp12> out(n);
+    ASSERT_TRUE(Fp12::decompress_batch(cs.data(), out.data(), n));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], xs[i]) << "n=" << n << " i=" << i;
+  }
+}
+
+#if defined(SNARKPIPE_INLINE_MUL)
+// a + p - b in one pass (the lazy Fp2 squaring's operand) against limb-by-limb arithmetic.
+TEST(Fp, AddPSubPlainAgainstReference) {
+  SeededRng rng(test_seed("Fp.AddPSubPlain"));
+  const Fp pm1 = -Fp::one();
+  std::vector<Fp> xs = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one()};
+  std::vector<std::pair<Fp, Fp>> pairs;
+  for (const Fp& a : xs)
+    for (const Fp& b : xs) pairs.emplace_back(a, b);
+  for (int i = 0; i < 20000; ++i) pairs.emplace_back(Fp::random(rng), Fp::random(rng));
+  const Limbs<6>& p = FpParams::modulus;
+  for (const auto& [a, b] : pairs) {
+    Limbs<6> r;
+    x86::add_p_sub_plain_6(r, a.montgomery(), b.montgomery(), p);
+    // reference: (a + p) as 7 words, minus b.
+    u64 t[7];
+    unsigned __int128 c = 0;
+    for (int k = 0; k < 6; ++k) {
+      c += (unsigned __int128)a.montgomery()[k] + p[k];
+      t[k] = u64(c);
+      c >>= 64;
+    }
+    t[6] = u64(c);
+    unsigned __int128 borrow = 0;
+    for (int k = 0; k < 6; ++k) {
+      const unsigned __int128 d = (unsigned __int128)t[k] - b.montgomery()[k] - borrow;
+      t[k] = u64(d);
+      borrow = (d >> 64) ? 1 : 0;
+    }
+    t[6] -= u64(borrow);
+    ASSERT_EQ(t[6], 0u);
+    for (int k = 0; k < 6; ++k) ASSERT_EQ(r[k], t[k]);
+  }
+}
+#endif

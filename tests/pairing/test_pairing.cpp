@@ -68,3 +68,26 @@ TEST(Pairing, ExpByZAgainstPow) {
   EXPECT_TRUE(e.pow(ec::GROUP_ORDER).is_one());
   EXPECT_TRUE(final_exponentiation(Fp12::one()).is_one());
 }
+
+// The Miller loop over several terms is the product of the single loops; the first term's
+// first line is taken as f directly (f = 1 there), the other terms' first lines go through
+// the sparse product, so this checks the one against the other. Identity terms drop out.
+TEST(Pairing, MillerLoopTermsMultiply) {
+  ff::SeededRng rng(test_seed("Pairing.MillerTerms"));
+  for (int i = 0; i < 3; ++i) {
+    std::vector<G1Affine> ps;
+    std::vector<G2Prepared> qs;
+    std::vector<G2Affine> qa;
+    for (int j = 0; j < 3; ++j) {
+      ps.push_back((G1Jacobian::generator() * Fr::random(rng)).to_affine());
+      qa.push_back((G2Jacobian::generator() * Fr::random(rng)).to_affine());
+      qs.push_back(G2Prepared::from(qa.back()));
+    }
+    const G2Prepared inf = G2Prepared::from(G2Affine::identity());
+    const std::pair<G1Affine, const G2Prepared*> terms[] = {
+        {G1Affine::identity(), &qs[0]}, {ps[1], &inf}, {ps[0], &qs[0]}, {ps[1], &qs[1]}, {ps[2], &qs[2]}};
+    const Fp12 expected = miller_loop(ps[0], qa[0]) * miller_loop(ps[1], qa[1]) * miller_loop(ps[2], qa[2]);
+    EXPECT_EQ(miller_loop(terms), expected);
+    EXPECT_EQ(miller_loop(std::span(terms, 2)), Fp12::one());
+  }
+}
