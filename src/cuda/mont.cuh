@@ -53,17 +53,10 @@ struct __align__(16) mont_t {
 
   // a + b mod p. 2p < 2^(32N) for both BLS12-381 fields, so the sum has no carry out.
   __device__ __forceinline__ friend mont_t operator+(const mont_t& a, const mont_t& b) {
-    uint32_t s[N], d[N], borrow;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.v[0]), "r"(b.v[0]));
-#pragma unroll
-    for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.v[i]), "r"(b.v[i]));
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(P::mod(0)));
-#pragma unroll
-    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(P::mod(i)));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));  // all ones when s < p
+    uint32_t s[N];
+    add_raw(s, a.v, b.v);
     mont_t r;
-#pragma unroll
-    for (int i = 0; i < N; ++i) r.v[i] = d[i] ^ ((s[i] ^ d[i]) & borrow);
+    reduce_once(r.v, s);
     return r;
   }
 
@@ -183,6 +176,31 @@ struct __align__(16) mont_t {
     return P::mod(i) - borrow;
   }
 
+  // s = a + b over N limbs; the caller knows the sum fits (no carry out).
+  __device__ __forceinline__ static void add_raw(uint32_t* s, const uint32_t* a, const uint32_t* b) {
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a[i]), "r"(b[i]));
+  }
+  // out = t − p unless that borrows, for t < 2p: the final step of every operation.
+  __device__ __forceinline__ static void reduce_once(uint32_t* out, const uint32_t* t) {
+    uint32_t d[N], borrow;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(P::mod(0)));
+#pragma unroll
+    for (int j = 1; j < N; ++j) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(t[j]), "r"(P::mod(j)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));  // all ones when t < p
+#pragma unroll
+    for (int j = 0; j < N; ++j) out[j] = d[j] ^ ((t[j] ^ d[j]) & borrow);
+  }
+  // The end of a reduction row: t' = t/2^32 = o + e[1..N] into e, and e[N] cleared.
+  __device__ __forceinline__ static void shift_row(uint32_t* e, const uint32_t* o) {
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
+#pragma unroll
+    for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
+    e[N] = 0;
+  }
+
   // The products of one row, x·y, split by the parity of x's limb index so that the low and
   // high halves of every 32×32-bit product land in an aligned register pair, which ptxas
   // issues as one IMAD.WIDE.U32(.X) (an unaligned pair costs two multiply-adds and moves).
@@ -286,23 +304,12 @@ struct __align__(16) mont_t {
       const uint32_t m = e[0] * P::M0;
       mul_odd(o, p, m);
       mad_even(e, p, m);
-      asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
-#pragma unroll
-      for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
-      asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
-      e[N] = 0;
+      shift_row(e, o);
     }
-    // s = u + T_high < 2p < 2^(32N), then subtract p unless that borrows.
-    uint32_t s[N], d[N], borrow;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(e[0]), "r"(E[N]));
-#pragma unroll
-    for (int j = 1; j < N; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(e[j]), "r"(E[N + j]));
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(P::mod(0)));
-#pragma unroll
-    for (int j = 1; j < N; ++j) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(s[j]), "r"(P::mod(j)));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
-#pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = d[j] ^ ((s[j] ^ d[j]) & borrow);
+    // u + T_high < 2p < 2^(32N), then subtract p unless that borrows.
+    uint32_t s[N];
+    add_raw(s, e, E + N);
+    reduce_once(out, s);
   }
 
   // out = a·b·R^-1 mod p for a, b < p: CIOS (per limb b_i: t += a·b_i; t += m·p with
@@ -328,21 +335,9 @@ struct __align__(16) mont_t {
       const uint32_t m = e[0] * P::M0;
       mad_even(e, p, m);
       mad_odd(o, p, m);
-      asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
-#pragma unroll
-      for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
-      asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
-      e[N] = 0;
+      shift_row(e, o);
     }
-    uint32_t* t = e;
-    // t < 2p < 2^(32N): subtract p unless that borrows.
-    uint32_t d[N], borrow;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(P::mod(0)));
-#pragma unroll
-    for (int j = 1; j < N; ++j) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[j]) : "r"(t[j]), "r"(P::mod(j)));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
-#pragma unroll
-    for (int j = 0; j < N; ++j) out[j] = d[j] ^ ((t[j] ^ d[j]) & borrow);
+    reduce_once(out, e);  // t < 2p < 2^(32N)
   }
 };
 

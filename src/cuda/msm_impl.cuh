@@ -40,13 +40,16 @@ constexpr uint32_t FAN_IN = 8;
 // bucket sums plus running sums ≈ 7 additions' time per bucket).
 constexpr double BUCKET_COST = 7.0;
 constexpr unsigned POINT_THREADS = 128;
-// Blocks of POINT_THREADS per SM that the point-gathering loops (accumulate_kernel,
-// indexed_sum_kernel) are compiled for. G1: 4 (≤ 128 registers, ~220 bytes of spills):
-// measured 2.6 % faster at 2^27 than 3 blocks (168 registers) and than 2 (172, unbounded).
+// G1's point-gathering loops (accumulate_kernel, indexed_sum_kernel) load the next base one
+// addition ahead, so that the gather of a random base from HBM overlaps the current addition,
+// and are compiled for 4 blocks of POINT_THREADS per SM (≤ 128 registers, ~220 bytes of
+// spills): 2.6 % faster at 2^27 than 3 blocks (168 registers) or than no bound (172, 2
+// blocks). G2 loads in place: 48 more registers pushed its 255-register loop into spills
+// (2^24 451 → 519 ms).
 template <class F>
-constexpr int gather_blocks_per_sm() {
-  return sizeof(F) == 48 ? 4 : 1;
-}
+constexpr bool prefetch_bases = sizeof(F) == sizeof(fp_t);
+template <class F>
+constexpr int gather_blocks_per_sm = prefetch_bases<F> ? 4 : 1;
 
 unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
 
@@ -83,7 +86,7 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
 
 // One thread per SEGMENT indices: the sum of bases[index[i]] over its chunk.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>())
+__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>)
     indexed_sum_kernel(const uint32_t* __restrict__ index, uint32_t n, const affine_t<F>* __restrict__ bases,
                        xyzz_t<F>* __restrict__ out) {
   const uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
@@ -91,16 +94,16 @@ __global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>())
   if (first >= n) return;
   const uint32_t last = min(first + SEGMENT, n);
   xyzz_t<F> acc = xyzz_t<F>::identity();
-  if constexpr (sizeof(F) == 48) {  // G1: the base loaded one addition ahead (see accumulate_kernel)
-    affine_t<F> p = affine_t<F>::load(&bases[index[first]]);
-    for (uint32_t i = first; i < last; ++i) {
-      affine_t<F> p_next;
+  affine_t<F> p, p_next;
+  if constexpr (prefetch_bases<F>) p = affine_t<F>::load(&bases[index[first]]);
+  for (uint32_t i = first; i < last; ++i) {
+    if constexpr (prefetch_bases<F>) {
       if (i + 1 < last) p_next = affine_t<F>::load(&bases[index[i + 1]]);
-      acc = acc.add_affine_inline(p);
-      p = p_next;
+    } else {
+      p = affine_t<F>::load(&bases[index[i]]);
     }
-  } else {
-    for (uint32_t i = first; i < last; ++i) acc = acc.add_affine_inline(affine_t<F>::load(&bases[index[i]]));
+    acc = acc.add_affine_inline(p);
+    if constexpr (prefetch_bases<F>) p = p_next;
   }
   acc.store(&out[chunk]);
 }
@@ -130,7 +133,7 @@ __global__ void piece_count_kernel(const uint32_t* __restrict__ start, const uin
 // each bucket's piece inside the chunk goes to that bucket's slot offsets[b] + (chunk −
 // first chunk of b), so the pieces of one bucket are contiguous and in key order.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>()) accumulate_kernel(
+__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>) accumulate_kernel(
     const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
     const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets, const affine_t<F>* __restrict__ bases,
     xyzz_t<F>* __restrict__ partials) {
@@ -142,14 +145,11 @@ __global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>()) accu
   if (key == sentinel) return;
   xyzz_t<F> acc = xyzz_t<F>::identity();
   auto flush = [&](uint32_t k) { acc.store(&partials[offsets[k] + chunk - start[k] / SEGMENT]); };
-  // The next entry's key, value and (G1) base are loaded one addition ahead: the gather of
-  // a random base from HBM then overlaps the current addition instead of stalling the
-  // thread at the top of every iteration. G2 loads its base in place: 48 more registers
-  // would push its 255-register loop further into spills.
-  constexpr bool prefetch_base = sizeof(F) == 48;
+  // The next entry's key and value, and for G1 its base, are loaded one addition ahead
+  // (see prefetch_bases).
   uint32_t k = key, v = vals[first];
   affine_t<F> p;
-  if constexpr (prefetch_base) p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
+  if constexpr (prefetch_bases<F>) p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
   for (uint32_t i = first; i < last; ++i) {
     uint32_t k_next = sentinel, v_next = 0;
     affine_t<F> p_next;
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>()) accu
       k_next = keys[i + 1];
       v_next = vals[i + 1];
       // (a sentinel entry's value is a valid index too)
-      if constexpr (prefetch_base) p_next = affine_t<F>::load(&bases[v_next & ~SIGN_BIT]);
+      if constexpr (prefetch_bases<F>) p_next = affine_t<F>::load(&bases[v_next & ~SIGN_BIT]);
     }
     if (k != key) {
       flush(key);
@@ -165,13 +165,13 @@ __global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>()) accu
       key = k;
       acc = xyzz_t<F>::identity();
     }
-    if constexpr (!prefetch_base) p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
+    if constexpr (!prefetch_bases<F>) p = affine_t<F>::load(&bases[v & ~SIGN_BIT]);
     p.y = p.y.cneg((v & SIGN_BIT) != 0);
     // The addition inlined: ptxas then allocates the loop's registers as one, and the
     // accumulator no longer goes through the stack as the call's argument and result.
     acc = acc.add_affine_inline(p);
     k = k_next, v = v_next;
-    if constexpr (prefetch_base) p = p_next;
+    if constexpr (prefetch_bases<F>) p = p_next;
   }
   flush(key);
 }

@@ -268,6 +268,9 @@ std::vector<StageGroup> plan_groups(unsigned log_n) {
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
+// Threads for a tile of tile_n elements: one per radix-4 butterfly, at most 256.
+unsigned threads_for_tile(unsigned tile_n) { return std::max(1u, std::min(tile_n / 4, 256u)); }
+
 }  // namespace
 
 struct GpuNtt::Impl {
@@ -282,6 +285,28 @@ struct GpuNtt::Impl {
   PinnedBuffer staging;
 
   Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
+
+  // The out-of-place half of an n-element transform (grown when a larger size comes).
+  fr_t* scratch_for(std::size_t n) {
+    if (scratch.capacity() < n * sizeof(Fr)) {
+      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old scratch may be in use
+      scratch.reset();
+      scratch = pool.acquire(n * sizeof(Fr));
+    }
+    return scratch.as<fr_t>();
+  }
+
+  // One group of stages of an n-element transform, src → dst, on the stream.
+  void launch_group(bool forward, const StageGroup& g, std::size_t n, const fr_t* src, fr_t* dst) {
+    const unsigned tile_n = 1u << (g.s + g.log_L);
+    const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
+    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
+    if (forward)
+      stages_kernel<true><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_fwd.as<fr_t>(), max_log);
+    else
+      stages_kernel<false><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_inv.as<fr_t>(), max_log);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  }
   ~Impl() {
     if (stream) cudaStreamDestroy(stream);
   }
@@ -361,28 +386,11 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
   if (kind == Kind::ToCoset) return coset_from_evaluations(d_values, log_n);
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
-  if (m.scratch.capacity() < n * sizeof(Fr)) {
-    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // the old scratch may be in use
-    m.scratch.reset();
-    m.scratch = m.pool.acquire(n * sizeof(Fr));
-  }
   fr_t* x = reinterpret_cast<fr_t*>(d_values);
-  fr_t* t = m.scratch.as<fr_t>();
+  fr_t* t = m.scratch_for(n);
   const std::vector<StageGroup> groups = plan_groups(log_n);
   const bool forward = kind == Kind::Forward || kind == Kind::CosetForward;
-  const fr_t* W = forward ? m.w_fwd.as<fr_t>() : m.w_inv.as<fr_t>();
 
-  auto launch_group = [&](const StageGroup& g, const fr_t* src, fr_t* dst) {
-    const unsigned tile_n = 1u << (g.s + g.log_L);
-    const unsigned threads = std::max(1u, std::min(tile_n / 4, 256u));
-    const unsigned blocks = unsigned(n >> (g.s + g.log_L));
-    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    if (forward)
-      stages_kernel<true><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, W, m.max_log);
-    else
-      stages_kernel<false><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, W, m.max_log);
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
-  };
   auto launch_permute = [&](const fr_t* src, fr_t* dst, Scale mode, const Fr& c, const DeviceBuffer& lo,
                             const DeviceBuffer& hi) {
     if (log_n >= 2 * PERMUTE_TILE_LOG)
@@ -396,9 +404,10 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
 
   if (forward) {
     launch_permute(x, t, kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, Fr::one(), m.g_lo, m.g_hi);
-    for (std::size_t i = 0; i < groups.size(); ++i) launch_group(groups[i], i == 0 ? t : x, x);
+    for (std::size_t i = 0; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 0 ? t : x, x);
   } else {
-    for (std::size_t i = groups.size(); i-- > 0;) launch_group(groups[i], i + 1 == groups.size() ? x : t, t);
+    for (std::size_t i = groups.size(); i-- > 0;)
+      m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
     launch_permute(t, x, kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, m.m_inv[log_n], m.gi_lo,
                    m.gi_hi);
   }
@@ -410,37 +419,19 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n) {
   if (log_n == 0) return;  // m^-1 = g^0 = 1
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
-  if (m.scratch.capacity() < n * sizeof(Fr)) {
-    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-    m.scratch.reset();
-    m.scratch = m.pool.acquire(n * sizeof(Fr));
-  }
   fr_t* x = reinterpret_cast<fr_t*>(d_values);
-  fr_t* t = m.scratch.as<fr_t>();
+  fr_t* t = m.scratch_for(n);
   const std::vector<StageGroup> groups = plan_groups(log_n);
-  auto launch_group = [&](bool forward, const StageGroup& g, const fr_t* src, fr_t* dst) {
-    const unsigned tile_n = 1u << (g.s + g.log_L);
-    const unsigned threads = std::max(1u, std::min(tile_n / 4, 256u));
-    const unsigned blocks = unsigned(n >> (g.s + g.log_L));
-    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    if (forward)
-      stages_kernel<true><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, m.w_fwd.as<fr_t>(),
-                                                               m.max_log);
-    else
-      stages_kernel<false><<<blocks, threads, smem, m.stream>>>(src, dst, g.t0, g.s, g.log_L, m.w_inv.as<fr_t>(),
-                                                                m.max_log);
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
-  };
   // The inverse's groups above the first (x → t), the middle (t → x), the forward's (x → x).
-  for (std::size_t i = groups.size(); i-- > 1;) launch_group(false, groups[i], i + 1 == groups.size() ? x : t, t);
-  const StageGroup& g0 = groups[0];
-  const unsigned tile_n = 1u << g0.s;
-  to_coset_middle_kernel<<<unsigned(n >> g0.s), std::max(1u, std::min(tile_n / 4, 256u)),
-                           std::size_t(tile_n) * sizeof(fr_t), m.stream>>>(
-      groups.size() == 1 ? x : t, x, log_n, g0.s, m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), m.max_log,
-      to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
+  for (std::size_t i = groups.size(); i-- > 1;)
+    m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
+  const unsigned tile_n = 1u << groups[0].s;
+  to_coset_middle_kernel<<<unsigned(n / tile_n), threads_for_tile(tile_n), std::size_t(tile_n) * sizeof(fr_t),
+                           m.stream>>>(groups.size() == 1 ? x : t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
+                                       m.w_fwd.as<fr_t>(), m.max_log, to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(),
+                                       m.g_hi.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  for (std::size_t i = 1; i < groups.size(); ++i) launch_group(true, groups[i], x, x);
+  for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, x, x);
 }
 
 void GpuNtt::run_host(Kind kind, std::span<Fr> values) {

@@ -103,7 +103,7 @@ void Engine::synthesis_worker() {
       pool_.give_back(std::move(buffer));
       ready_.push(key, Ready{nullptr, working, std::move(packed), charge});
     } else {
-      ready_.push(key, Ready{std::move(buffer), working});  // the full witness (no room for both)
+      ready_.push(key, Ready{std::move(buffer), working, nullptr, 0});  // the full witness (no room for both)
     }
     timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
     wake();

@@ -88,11 +88,6 @@ PoseidonPath PoseidonTree::path(std::uint64_t index) const {
 
 namespace {
 
-// `coeff`·lc added into `into`.
-void add_scaled(LinearCombination& into, const Fr& coeff, const LinearCombination& lc) {
-  for (const auto& t : lc.terms()) into.add(coeff * t.coeff, t.var);
-}
-
 std::optional<Fr> sum_of(const std::optional<Fr>& a, const Fr& ca, const std::optional<Fr>& b, const Fr& cb) {
   if (!a || !b) return std::nullopt;
   return ca * *a + cb * *b;
