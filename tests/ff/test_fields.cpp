@@ -169,7 +169,9 @@ TEST(Fp2, SqrtAndFrobenius) {
     ASSERT_TRUE(r.has_value());
     EXPECT_TRUE(*r == a || *r == -a);
     const Fp2 b = Fp2::random(rng);
-    if (b.legendre() == -1) EXPECT_FALSE(b.sqrt().has_value());
+    if (b.legendre() == -1) {
+      EXPECT_FALSE(b.sqrt().has_value());
+    }
     // Frobenius is the p-th power.
     EXPECT_EQ(a.frobenius_map(1), a.pow(FpParams::modulus));
   }
