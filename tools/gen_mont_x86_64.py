@@ -5,9 +5,10 @@ ADX ADCX/ADOX (two independent carry chains).  Standard library only.
 
 Usage: python3 tools/gen_mont_x86_64.py [output-path]
        (default: src/ff/mont_x86_64.S next to this tools/ directory; the inline-assembly
-       header mont_inline_x86_64.hpp is written next to it: the same multiplication for
-       GCC extended asm, and the double-width product, reductions and helpers of the lazy
-       Fp2 product and cyclotomic squaring)
+       header mont_inline_x86_64.hpp is written next to it: the same multiplication and
+       the symmetric Fp squaring for GCC extended asm, the two sums of products of the Fp2
+       product, and the double-width product, reductions and helpers of the lazy Fp4
+       squaring)
 
 Exported functions (SysV x86-64 ABI, limbs little-endian 64-bit words):
 
@@ -68,6 +69,8 @@ QAFTER_SQR = {"fp": 1, "fr": 2}
 # The same for the inline multiplication (mont_inline_x86_64.hpp); 0..5 measured within
 # noise of each other for fp.
 QAFTER_INLINE = {"fp": 1, "fr": 2}
+# The same for the inline symmetric squaring (fp only).
+QAFTER_SQR_INLINE = {"fp": 1, "fr": 2}
 
 FIELDS = [
     # name, modulus, N, -m^-1 mod 2^64
@@ -645,6 +648,238 @@ def gen_mul_inline(field, n, qafter):
         INLINE, INLINE_FIELD = None, None
 
 
+def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
+    """Sum of two products with one reduction, in the CIOS frame of gen_mul_inline:
+    out = (x_lo*y_lo + x_hi*y_hi)/R mod m (cross: x_lo*y_hi + x_hi*y_lo; neg: y_hi is
+    replaced by 2m - y_hi, giving x_lo*y_lo - x_hi*y_hi), x and y 2N-word arrays behind
+    pointers (an Fp2 element is one).  Iteration i adds the two M rows x_lo*y_i and
+    x_hi*y'_i, then one reduction row: 2N+N+1 MULX per iteration instead of the 2(N+N+1)
+    of two multiplications.  (nprod > 2: that many products, x and y then nprod*N words.)
+    Bounds, with S the sum of products and Q < R the multiplier of m: after iteration i
+    t = (S_i + Q_i*m)/2^(64i) < x_lo + x_hi + m (S_i uses y mod 2^(64i)), which must be
+    < 2^(64N) (then the word freed by the shift is 0); before a shift t < 2^(64(N+1));
+    the result (S + Q*m)/R < S/R + m is < 2m, so one final subtraction reduces it, when
+    S < m*R.  For the Fp2 product with all x, y < 2m (plain sums of reduced values; and
+    2m - y_hi <= 2m): x_lo + x_hi + m < 5m < 2^384 and S < 8m^2 < m*R (R/m > 9.8 for
+    BLS12-381's p)."""
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        f = Func("inline")
+        nv = n + 6
+        V = [f"%[v{k}]" for k in range(nv)]
+        pool = Pool(V)
+        u = [pool.get() for _ in range(n + 1)]
+        qreg = pool.get()
+        pairs = [(pool.get(), pool.get()) for _ in range(2)]
+        XW = lambda h, j: f"{8 * (n * h + j)}(%[xp])"
+        yh = [1, 0] if cross else list(range(nprod))
+        YW = lambda h, i: f"%[ng{i}]" if (neg and h == 1) else f"{8 * (n * yh[h] + i)}(%[yp])"
+        mlist, alist = [], []
+        if neg:
+            # y_hi -> 2m - y_hi (in [1, 2m] for y_hi < 2m) into a stack scratch, so the
+            # sum is x_lo*y_lo - x_hi*y_hi mod m also for operands that are plain sums
+            for k in range(n):
+                f.emit(f"mov {V[k]}, {modw(field, k)}")
+            for k in range(n):
+                f.emit(f"{'add' if k == 0 else 'adc'} {V[k]}, {modw(field, k)}")
+            for k in range(n):
+                f.emit(f"{'sub' if k == 0 else 'sbb'} {V[k]}, {8 * (n + k)}(%[yp])")
+            for k in range(n):
+                f.emit(f"mov %[ng{k}], {V[k]}")
+
+        def mrow(h, i, qpos):
+            """t += x_h * y'_i on words 0..n; a QItem after product qpos when given (q
+            needs word 0 of this row).  The row of x_hi needs no flag clear: it follows
+            the x_lo row, whose chains end at word n with no carry out (the running sum
+            fits in N+1 words), so CF = OF = 0 already.  (Measured: restarting the
+            chains with a TEST there, or with a XOR of a dead register, which the
+            scheduler cannot always find, is slower.)"""
+            mlist.append(f"mov rdx, {YW(h, i)}")
+            if h == 0:
+                alist.append(Add("xor"))
+            lo0 = None
+            for j in range(n):
+                p = Prod(XW(h, j))
+                mlist.append(p)
+                lo = Add("adox", u[j], (p, "lo"))
+                alist.append(lo)
+                alist.append(Add("adcx", u[j + 1], (p, "hi")))
+                if j == 0:
+                    lo0 = lo
+                if qpos is not None and j == qpos:
+                    mlist.append(QItem(u[0], YW(h, i), [lo0]))
+            alist.append(Add("adox", u[n], zero_word()))
+
+        # iteration 0: t = x_lo * y'_0 written directly, then the second row
+        mlist.append(f"mov rdx, {YW(0, 0)}")
+        alist.append(Add("xor"))
+        p0 = Prod(XW(0, 0), hi=u[1], lo=u[0])
+        mlist.append(p0)
+        for j in range(1, n):
+            p = Prod(XW(0, j), hi=u[j + 1])
+            mlist.append(p)
+            alist.append(Add("adcx", u[j], (p, "lo")))
+        alist.append(Add("adcx", u[n], zero_word()))
+        for i in range(n):
+            for h in range(nprod):
+                if h == 0 and i == 0:
+                    continue  # written directly above
+                mrow(h, i, min(qafter, n - 1) if h == nprod - 1 else None)
+            reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
+            u = u[1:] + u[:1]
+        merge(f, field, mlist, alist, pairs, qreg)
+        res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
+        for j in range(n):
+            f.emit(f"mov {res[j]}, {u[j]}")
+        for j in range(n):
+            f.emit(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
+        for j in range(n):
+            f.emit(f"cmovc {res[j]}, {u[j]}")
+        body = [t for t in (intel_to_att(x) for x in f.body) if t]
+        idx = lambda r: int(r[len("%[v"):-1])
+        if nprod == 2:
+            name = f"mont_mul2{'x' if cross else ('n' if neg else '')}_{field}"
+            what = "x_lo*y_hi + x_hi*y_lo" if cross else ("x_lo*y_lo - x_hi*y_hi" if neg else "x_lo*y_lo + x_hi*y_hi")
+            L = [f"// {field}: out = ({what})/R mod m, one reduction; x, y {2 * n} words (lo, hi),",
+                 f"// each x half < 2m, the sum of products < m*R (see gen_mul2_inline)."]
+        else:
+            k = nprod
+            name = f"mont_mulsum{k}_{field}"
+            L = [f"// {field}: out = (x_0*y_0 + ... + x_{k - 1}*y_{k - 1})/R mod m, one reduction; x, y {k * n} words",
+                 f"// (product h at words {n}h..); x_0 + ... + x_{k - 1} < 2^{W * n} - m and the sum of products",
+                 f"// < m*R (see gen_mul2_inline)."]
+        L.append(f"[[gnu::always_inline]] inline void {name}(Limbs<{n}>& out, const u64* x, const u64* y) {{")
+        L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
+        if neg:
+            L.append(f"  u64 ng[{n}];")
+        L.append("  asm(")
+        for k, t in enumerate(body):
+            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) +
+                 ("," if neg else ""))
+        if neg:
+            L.append("        " + ", ".join(f'[ng{k}] "=m"(ng[{k}])' for k in range(n)))
+        # 12 + 2 registers + rdx is every register: "m" operands for x and y's words can
+        # leave GCC without a base register ("impossible constraints"), so the memory
+        # dependency is a "memory" clobber instead.
+        L.append(f'      : [xp] "r"(x), [yp] "r"(y)')
+        L.append('      : "rdx", "cc", "memory");')
+        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("}")
+        return L
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
+def gen_sqr_inline(field, n, qafter):
+    """The symmetric squaring of gen_sqr_sym as GCC extended asm: a in registers v0..
+    (in/out operands), a_1.. spilled to a stack scratch (sa), D_k and S_k (see the module
+    docstring) to two more (sd, ss); 2N+6 scratch words, N+6 registers as in the
+    multiplication.  Only for a modulus with 3m*2^64 <= R*(2^64-1) (check_field)."""
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        f = Func("inline")
+        nv = n + 6
+        V = [f"%[v{k}]" for k in range(nv)]
+        # scratch words through one pointer register (GCC allows at most 30 operands):
+        # a_1..a_{n-1}, then D_1..D_{n-1}, then S_2..S_{n-1}
+        nsc = 3 * n - 4
+        AW = lambda k: f"{8 * (k - 1)}(%[sp])"
+        DW = lambda k: f"{8 * (n - 1 + k - 1)}(%[sp])"
+        SW = lambda k: f"{8 * (2 * n - 2 + k - 2)}(%[sp])"
+        E = f.emit
+        pool = Pool(V[n:])
+        # rdx = a_0; v0 is free after that (the junk register of gen_sqr_sym)
+        E(f"mov rdx, {V[0]}")
+        junk = V[0]
+        E(f"xor {reg32(junk)}, {reg32(junk)}")
+        E(f"mov {junk}, rdx")
+        E(f"adcx {junk}, rdx")  # CF = top bit of a_0
+        w = {}
+        for k in range(1, n):
+            t = V[k]  # holds a_k
+            E(f"mov {AW(k)}, {t}")
+            d = pool.get()
+            E(f"lea {d}, ({t},{t})")
+            E(f"mov {DW(k)}, {d}")
+            E(f"adcx {t}, {t}")  # t = S_k, CF = top bit of a_k
+            if k >= 2:
+                E(f"mov {SW(k)}, {t}")
+            if k == 1:
+                w[1] = d
+                pool.put(t)
+            else:
+                w[k] = t
+                pool.put(d)
+        pool.put(junk)
+        u = [pool.get(), pool.get()] + [w[k] for k in range(1, n)]
+        lo = pool.get()
+        E(f"xor {reg32(lo)}, {reg32(lo)}")
+        E(f"mulx {u[1]}, {u[0]}, rdx")
+        for k in range(1, n):
+            E(f"mulx {u[k + 1]}, {lo}, {w[k]}")
+            E(f"adcx {u[k]}, {lo}")
+        E(f"adcx {u[n]}, {zero_word()}")
+        pool.put(lo)
+        qreg = pool.get()
+        E(f"mov rdx, {u[0]}")
+        E(f"mulx rdx, {qreg}, {n0w(field)}")
+        pairs = [(pool.get(), pool.get()) for _ in range(2)]
+        spare = pool.get() if pool.free else None
+        mlist, alist = [], []
+        word1 = reduce_row(field, n, u, qreg, mlist, alist)
+        u = u[1:] + u[:1]
+        for j in range(1, n):
+            qi = QItem(u[0], AW(j) if qafter else None, [word1])
+            if not qafter:
+                mlist.append(qi)
+            mlist.append(f"mov rdx, {AW(j)}")
+            alist.append(Add("xor"))
+            for k in range(j, n):
+                src = "rdx" if k == j else (DW(k) if k == j + 1 else SW(k))
+                p = Prod(src)
+                mlist.append(p)
+                alist.append(Add("adox", u[k], (p, "lo")))
+                alist.append(Add("adcx", u[k + 1], (p, "hi")))
+                if qafter and k == min(j + qafter - 1, n - 1):
+                    mlist.append(qi)
+            alist.append(Add("adox", u[n], zero_word()))
+            word1 = reduce_row(field, n, u, qreg, mlist, alist)
+            u = u[1:] + u[:1]
+        merge(f, field, mlist, alist, pairs, qreg, spare=spare)
+        res = [qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else [])][:n]
+        for j in range(n):
+            E(f"mov {res[j]}, {u[j]}")
+        for j in range(n):
+            E(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
+        for j in range(n):
+            E(f"cmovc {res[j]}, {u[j]}")
+        body = [t for t in (intel_to_att(x) for x in f.body) if t]
+        idx = lambda r: int(r[len("%[v"):-1])
+        L = []
+        L.append(f"// {field} squaring: out = a^2/R mod m, input < m; the symmetric schedule of")
+        L.append(f"// snarkpipe_mont_sqr_{field} (N(N+1)/2 products instead of N^2) inside the caller.")
+        L.append(f"[[gnu::always_inline]] inline void mont_sqr_{field}(Limbs<{n}>& out, const Limbs<{n}>& a) {{")
+        L.append("  u64 " + ", ".join(f"v{k} = a[{k}]" for k in range(n)) + ";")
+        L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
+        L.append(f"  u64 sc[{nsc}];")
+        L.append("  asm(")
+        for k, t in enumerate(body):
+            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
+        L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
+        L.append('        [scm] "=m"(sc)')
+        L.append('      : [sp] "r"(sc)')
+        L.append('      : "rdx", "cc");')
+        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("}")
+        return L
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
 def csym(field, k):
     return f"{consts_sym(field)}+{8 * k}(%%rip)"
 
@@ -831,7 +1066,11 @@ def generate_inline():
     L += ["}", "", "namespace snarkpipe::ff::x86 {", ""]
     for field, m, n, n0 in FIELDS:
         L += gen_mul_inline(field, n, QAFTER_INLINE[field]) + [""]
+        if check_field(field, m, n, n0):
+            L += gen_sqr_inline(field, n, QAFTER_SQR_INLINE[field]) + [""]
     # Fp only: the pieces of the Fp2 product with lazy reduction (ff/fp2.hpp).
+    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=False, neg=True) + [""]
+    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=True) + [""]
     L += gen_mul_wide_inline("fp", 6) + [""]
     L += gen_redc_inline("fp", 6) + [""]
     L += gen_redc_inline("fp", 6, twice=True) + [""]

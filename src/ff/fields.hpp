@@ -38,6 +38,8 @@ struct FpParams {
   [[gnu::always_inline]] static void inline_mul(Limbs<6>& o, const Limbs<6>& a, const Limbs<6>& b) {
     x86::mont_mul_fp(o, a, b);
   }
+  static constexpr bool has_inline_sqr = true;
+  [[gnu::always_inline]] static void inline_sqr(Limbs<6>& o, const Limbs<6>& a) { x86::mont_sqr_fp(o, a); }
 #endif
 };
 

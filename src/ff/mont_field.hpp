@@ -72,7 +72,8 @@ constexpr Limbs<N> compute_r2(const Limbs<N>& p) {
 
 // Params supplies: N, modulus, inv (= -p^-1 mod 2^64), and optionally
 // `static void asm_mul(u64*, const u64*, const u64*)` / `asm_sqr(u64*, const u64*)` with
-// `static constexpr bool has_asm = true`.
+// `static constexpr bool has_asm = true`, and the inline forms `inline_mul(Repr&, const
+// Repr&, const Repr&)` (`has_inline_asm`) and `inline_sqr(Repr&, const Repr&)` (`has_inline_sqr`).
 template <class P>
 class MontField {
  public:
@@ -181,9 +182,7 @@ class MontField {
     };
     MontField r = table[window(top)];
     for (std::size_t w = top; w-- > 0;) {
-      // r·r rather than square(): in this dependent chain the inline multiplication
-      // (where the build has it) is faster than the called symmetric squaring.
-      for (int k = 0; k < 4; ++k) r = r * r;
+      for (int k = 0; k < 4; ++k) r = r.square();
       if (const unsigned d = window(w); d != 0) r *= table[d];
     }
     return r;
@@ -327,6 +326,12 @@ class MontField {
     return false;
   }
   static constexpr bool has_inline_asm_v = detect_inline_asm<P>();
+  template <class Q>
+  static constexpr bool detect_inline_sqr() {
+    if constexpr (requires { Q::has_inline_sqr; }) return Q::has_inline_sqr;
+    return false;
+  }
+  static constexpr bool has_inline_sqr_v = detect_inline_sqr<P>();
 
   // (a + b), (a - b) and -a mod p. On x86-64 the 4- and 6-limb cases are inline assembly
   // (add_x86_64.hpp); the loops serve constexpr evaluation and other targets.
@@ -415,8 +420,24 @@ class MontField {
 #endif
     mont_mul_portable<N>(out, a, b, MODULUS, INV);
   }
+  // Squaring: the inline symmetric squaring where the field has one (Fp), else the inline
+  // multiplication a·a (Fr: the symmetric schedule does not fit its modulus), else the
+  // called assembly. The inline forms keep the result in registers: the called one stores
+  // it word by word, and the caller's 16-byte copy of it then waits on store forwarding.
   [[gnu::always_inline]] static constexpr void sqr_raw(Repr& out, const Repr& a) {
 #if defined(SNARKPIPE_HAVE_ASM)
+    if constexpr (has_inline_sqr_v) {
+      if (!std::is_constant_evaluated()) {
+        P::inline_sqr(out, a);
+        return;
+      }
+    }
+    if constexpr (has_inline_asm_v) {
+      if (!std::is_constant_evaluated()) {
+        P::inline_mul(out, a, a);
+        return;
+      }
+    }
     if constexpr (has_asm_v) {
       if (!std::is_constant_evaluated()) {
         P::asm_sqr(out.data(), a.data());

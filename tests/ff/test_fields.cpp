@@ -78,6 +78,248 @@ TEST(Fr, PortableAndSelectedMultiplicationAgree) {
   }
 }
 
+// The squaring that Fp::square() selects (the inline symmetric MULX squaring in an optimized
+// x86-64 build, else the portable loop) against the portable multiplication a·a, against the
+// inline multiplication and against the called assembly squaring: edge values (0, 1, p-1,
+// p-2, 2, (p-1)/2, (p+1)/2, the Montgomery words with all-ones limbs, every power of two
+// below p and its negative) and 20 000 fresh random values, also in a dependent chain
+// (the output of one squaring is the next input, as in an exponentiation).
+TEST(Fp, SquareAgainstMultiplication) {
+  SeededRng rng(test_seed("Fp.SquareAgainstMul"));
+  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
+  std::vector<Fp> edge = {Fp::zero(), one, pm1, pm1 - one, one + one, half, half + one, -half,
+                          Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+                          Fp::from_montgomery({~0ULL, 0, ~0ULL, 0, ~0ULL, 0}),
+                          Fp::from_montgomery({1, 0, 0, 0, 0, 0}),
+                          Fp::from_montgomery({0, 0, 0, 0, 0, 1}),
+                          Fp::from_montgomery(Limbs<6>{FpParams::modulus[0] - 1, FpParams::modulus[1],
+                                                       FpParams::modulus[2], FpParams::modulus[3],
+                                                       FpParams::modulus[4], FpParams::modulus[5]})};
+  for (int k = 0; k < 381; ++k) {
+    Limbs<6> w{};
+    w[k / 64] = u64(1) << (k % 64);
+    if (auto x = Fp::from_repr(w)) {
+      edge.push_back(*x);
+      edge.push_back(-*x);
+      edge.push_back(Fp::from_montgomery(w));
+    }
+  }
+  auto check = [](const Fp& a) {
+    const Fp s = a.square();
+    if (s != Fp::mul_portable(a, a)) return false;
+    if (s != a * a) return false;
+#if defined(SNARKPIPE_HAVE_ASM)
+    Limbs<6> c;
+    snarkpipe_mont_sqr_fp(c.data(), a.montgomery().data());
+    if (s.montgomery() != c) return false;
+#endif
+    return true;
+  };
+  for (const Fp& a : edge) EXPECT_TRUE(check(a)) << a.to_hex();
+  for (int i = 0; i < 20000; ++i) {
+    const Fp a = Fp::random(rng);
+    ASSERT_TRUE(check(a)) << a.to_hex();
+  }
+  Fp x = Fp::random(rng), y = x;
+  for (int i = 0; i < 5000; ++i) {
+    x = x.square();
+    y = Fp::mul_portable(y, y);
+    ASSERT_EQ(x, y) << i;
+  }
+  // The squaring used by the tower: the Fp2 norm c0^2 + c1^2 against products.
+  for (int i = 0; i < 1000; ++i) {
+    const Fp2 a = Fp2::random(rng);
+    ASSERT_EQ(a.norm(), a.c0 * a.c0 + a.c1 * a.c1);
+  }
+}
+
+// The Fp2 product (Fp2::operator*: in an optimized x86-64 build the two sums of products
+// mont_mul2n_fp / mont_mul2x_fp, else Karatsuba over Fp) against the schoolbook formula
+// over the portable Fp multiplication, and, where the build has them, against the lazy
+// Karatsuba product and Karatsuba over the inline Fp product. Edge components (0, 1, 2,
+// p-1, p-2, (p±1)/2, all-ones Montgomery words; b1 = 0 makes the kernel use p - b1 = p)
+// in every combination, then 20 000 fresh random pairs and a dependent chain.
+TEST(Fp2, ProductAgainstReferences) {
+  SeededRng rng(test_seed("Fp2.ProductAgainstReferences"));
+  auto reference = [](const Fp2& a, const Fp2& b) {
+    const Fp t00 = Fp::mul_portable(a.c0, b.c0), t11 = Fp::mul_portable(a.c1, b.c1);
+    const Fp t01 = Fp::mul_portable(a.c0, b.c1), t10 = Fp::mul_portable(a.c1, b.c0);
+    return Fp2{t00 - t11, t01 + t10};
+  };
+  auto check = [&](const Fp2& a, const Fp2& b) {
+    const Fp2 r = a * b;
+    if (r != reference(a, b)) return false;
+    const Fp v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
+    if (r != Fp2{v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1}) return false;
+#if defined(SNARKPIPE_INLINE_MUL)
+    if (r != Fp2::mul_lazy(a, b)) return false;
+    if (r != Fp2::mul_sum_of_products(a, b)) return false;
+#endif
+    return true;
+  };
+  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
+  const std::vector<Fp> e = {Fp::zero(), one, one + one, pm1, pm1 - one, half, -half,
+                             Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+                             Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+  std::vector<Fp2> edge;
+  for (const Fp& x : e)
+    for (const Fp& y : e) edge.push_back({x, y});
+  for (const Fp2& a : edge)
+    for (const Fp2& b : edge) ASSERT_TRUE(check(a, b)) << a.c0.to_hex() << " " << a.c1.to_hex() << " * " << b.c0.to_hex() << " " << b.c1.to_hex();
+  for (int i = 0; i < 20000; ++i) {
+    const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
+    ASSERT_TRUE(check(a, b)) << i;
+    ASSERT_TRUE(check(a, a)) << i;
+  }
+  Fp2 x = Fp2::random(rng), y = x;
+  const Fp2 c = Fp2::random(rng);
+  for (int i = 0; i < 5000; ++i) {
+    x = x * c;
+    y = reference(y, c);
+    ASSERT_EQ(x, y) << i;
+  }
+}
+
+#if defined(SNARKPIPE_INLINE_MUL)
+// The inline Montgomery multiplication with operands in [0, 2p) (as Fp2::square passes
+// them: plain sums, not reduced): the result must be the reduced product, the same as for
+// the reduced operands. Operands x + p for x in {0, 1, p-1, p-2, ...} (the largest, 2p - 1
+// and 2p - 2) against every other edge operand, then 20 000 random pairs with each side
+// lifted by p or not.
+TEST(Fp, InlineMultiplicationTakesOperandsBelowTwoP) {
+  SeededRng rng(test_seed("Fp.MulBelowTwoP"));
+  const Limbs<6>& P = FpParams::modulus;
+  auto lift = [&](const Fp& x) {
+    Limbs<6> r;
+    add_to(r, x.montgomery(), P);
+    return r;
+  };
+  auto check = [&](const Fp& a, const Fp& b, bool la, bool lb) {
+    const Limbs<6> ra = la ? lift(a) : a.montgomery(), rb = lb ? lift(b) : b.montgomery();
+    Limbs<6> out;
+    x86::mont_mul_fp(out, ra, rb);
+    return out == Fp::mul_portable(a, b).montgomery();
+  };
+  const Fp one = Fp::one(), pm1 = -one;
+  const std::vector<Fp> edge = {Fp::zero(), one, pm1, pm1 - one, one + one, Fp::from_u64(2).inverse(),
+                                Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+                                Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+  for (const Fp& a : edge)
+    for (const Fp& b : edge)
+      for (int l = 0; l < 4; ++l) EXPECT_TRUE(check(a, b, l & 1, l & 2)) << a.to_hex() << " " << b.to_hex() << " " << l;
+  for (int i = 0; i < 20000; ++i) {
+    const Fp a = Fp::random(rng), b = Fp::random(rng);
+    const u64 l = rng.next_u64();
+    ASSERT_TRUE(check(a, b, l & 1, l & 2)) << i;
+  }
+}
+#endif
+
+// Fp2 squaring (in an optimized x86-64 build with unreduced operands, see
+// Fp2::square_unreduced_operands) against the product a·a and the schoolbook formula over
+// the portable Fp multiplication: edge components in every combination, 20 000 random
+// values, and a dependent chain of squarings.
+TEST(Fp2, SquareAgainstProduct) {
+  SeededRng rng(test_seed("Fp2.SquareAgainstProduct"));
+  auto reference = [](const Fp2& a) {
+    return Fp2{Fp::mul_portable(a.c0, a.c0) - Fp::mul_portable(a.c1, a.c1), Fp::mul_portable(a.c0, a.c1).dbl()};
+  };
+  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
+  const std::vector<Fp> e = {Fp::zero(), one, one + one, pm1, pm1 - one, half, -half,
+                             Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+                             Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+  for (const Fp& x : e)
+    for (const Fp& y : e) {
+      const Fp2 a{x, y};
+      ASSERT_EQ(a.square(), reference(a)) << x.to_hex() << " " << y.to_hex();
+      ASSERT_EQ(a.square(), a * a);
+    }
+  for (int i = 0; i < 20000; ++i) {
+    const Fp2 a = Fp2::random(rng);
+    ASSERT_EQ(a.square(), reference(a)) << i;
+    ASSERT_EQ(a.square(), a * a) << i;
+  }
+  Fp2 x = Fp2::random(rng), y = x;
+  for (int i = 0; i < 5000; ++i) {
+    x = x.square();
+    y = reference(y);
+    ASSERT_EQ(x, y) << i;
+  }
+}
+
+#if defined(SNARKPIPE_INLINE_MUL)
+// Fp2::mul_words with unreduced halves (each < 2p: x or x + p for reduced x, as the plain
+// sums of Fp6's pre-additions give) against the schoolbook formula over the portable Fp
+// multiplication on the reduced values: edge components (0 -> p, p-1 -> 2p-1, ...) with
+// every lifting pattern, then 20 000 random pairs with random liftings.
+TEST(Fp2, ProductOfUnreducedWords) {
+  SeededRng rng(test_seed("Fp2.ProductOfUnreducedWords"));
+  const Limbs<6>& P = FpParams::modulus;
+  auto words = [&](const Fp2& a, unsigned lift) {
+    std::array<u64, 12> w{};
+    for (int h = 0; h < 2; ++h) {
+      Limbs<6> v = (h ? a.c1 : a.c0).montgomery();
+      if (lift >> h & 1) add_to(v, v, P);
+      for (int k = 0; k < 6; ++k) w[6 * h + k] = v[k];
+    }
+    return w;
+  };
+  auto check = [&](const Fp2& a, const Fp2& b, unsigned la, unsigned lb) {
+    const auto x = words(a, la), y = words(b, lb);
+    const Fp2 r = Fp2::mul_words(x.data(), y.data());
+    const Fp t00 = Fp::mul_portable(a.c0, b.c0), t11 = Fp::mul_portable(a.c1, b.c1);
+    const Fp t01 = Fp::mul_portable(a.c0, b.c1), t10 = Fp::mul_portable(a.c1, b.c0);
+    return r == Fp2{t00 - t11, t01 + t10};
+  };
+  const Fp one = Fp::one(), pm1 = -one;
+  const std::vector<Fp> e = {Fp::zero(), one, pm1, pm1 - one, Fp::from_u64(2).inverse(),
+                             Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
+  for (const Fp& a0 : e)
+    for (const Fp& a1 : e)
+      for (const Fp& b0 : e)
+        for (const Fp& b1 : e)
+          for (unsigned l = 0; l < 16; ++l)
+            ASSERT_TRUE(check({a0, a1}, {b0, b1}, l & 3, l >> 2)) << l;
+  for (int i = 0; i < 20000; ++i) {
+    const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
+    const u64 l = rng.next_u64();
+    ASSERT_TRUE(check(a, b, l & 3, (l >> 2) & 3)) << i;
+  }
+}
+#endif
+
+// The Fp6 product (in an optimized x86-64 build with plain pre-additions, see
+// Fp6::mul_plain_sums) against the same Karatsuba formula written with reduced Fp2
+// additions and against the schoolbook product: coefficients from edge values and 20 000
+// random pairs.
+TEST(Fp6, ProductAgainstReferences) {
+  SeededRng rng(test_seed("Fp6.ProductAgainstReferences"));
+  auto karatsuba = [](const Fp6& x, const Fp6& y) {
+    const Fp2 t0 = x.c0 * y.c0, t1 = x.c1 * y.c1, t2 = x.c2 * y.c2;
+    return Fp6{t0 + ((x.c1 + x.c2) * (y.c1 + y.c2) - t1 - t2).mul_by_nonresidue(),
+               (x.c0 + x.c1) * (y.c0 + y.c1) - t0 - t1 + t2.mul_by_nonresidue(),
+               (x.c0 + x.c2) * (y.c0 + y.c2) - t0 - t2 + t1};
+  };
+  auto schoolbook = [](const Fp6& x, const Fp6& y) {
+    return Fp6{x.c0 * y.c0 + (x.c1 * y.c2 + x.c2 * y.c1).mul_by_nonresidue(),
+               x.c0 * y.c1 + x.c1 * y.c0 + (x.c2 * y.c2).mul_by_nonresidue(),
+               x.c0 * y.c2 + x.c1 * y.c1 + x.c2 * y.c0};
+  };
+  const Fp one = Fp::one(), pm1 = -one;
+  const std::vector<Fp> e = {Fp::zero(), one, pm1, pm1 - one};
+  for (int i = 0; i < 22000; ++i) {
+    Fp6 x = Fp6::random(rng), y = Fp6::random(rng);
+    if (i < 2000) {  // every Fp slot from {0, 1, p-1, p-2}
+      Fp* c[12] = {&x.c0.c0, &x.c0.c1, &x.c1.c0, &x.c1.c1, &x.c2.c0, &x.c2.c1,
+                   &y.c0.c0, &y.c0.c1, &y.c1.c0, &y.c1.c1, &y.c2.c0, &y.c2.c1};
+      for (Fp* s : c) *s = e[rng.next_u64() % e.size()];
+    }
+    const Fp6 r = x * y;
+    ASSERT_EQ(r, karatsuba(x, y)) << i;
+    ASSERT_EQ(r, schoolbook(x, y)) << i;
+  }
+}
+
 TEST(Fp, BytesRoundTripAndRange) {
   SeededRng rng(test_seed("Fp.Bytes"));
   for (int i = 0; i < 100; ++i) {
