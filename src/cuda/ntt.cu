@@ -16,9 +16,11 @@ using ff::Fr;
 
 // Stages per launch: tiles of 2^TILE_LOG elements (32 KiB of shared memory) hold up to
 // TILE_LOG stages of the first group; later groups keep at least 2^MIN_LANE_LOG consecutive
-// elements per tile row so that their strided loads still read whole 128-byte lines.
+// elements per tile row (64 bytes: neighbouring blocks read the rest of each line, which L2
+// then serves). 1 rather than 2 lets 2^27 run in three passes instead of four: 46.1 → 42.6 ms
+// with the fused bit reversal (gpu-notes item 31).
 constexpr unsigned TILE_LOG = 10;
-constexpr unsigned MIN_LANE_LOG = 2;
+constexpr unsigned MIN_LANE_LOG = 1;
 // Blocks of 256 threads held per SM: 3 caps the stage kernels at 85 registers (a few bytes of
 // spills) so that a block's loads and stores overlap two others' arithmetic; measured 7 %
 // faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/gpu-notes, session 3).
@@ -38,6 +40,20 @@ __global__ void product_table_kernel(fr_t* out, std::size_t count, const fr_t* l
   if (i >= count) return;
   const fr_t v = fr_t::load(&lo[i & ((std::size_t(1) << lo_bits) - 1)]) * fr_t::load(&hi[i >> lo_bits]);
   v.store(&out[i]);
+}
+
+// out[2^t + i] = ω_{2^(t+1)}^i = powers[i·2^(max_log−1−t)] for t < max_log, i < 2^t
+// (powers[j] = ω_N^j, j < N/2); out[0] = powers[0] = 1, unused.
+__global__ void stage_twiddles_kernel(const fr_t* __restrict__ powers, unsigned max_log, fr_t* __restrict__ out) {
+  const std::size_t idx = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >> max_log) return;
+  if (idx == 0) {
+    fr_t::load(&powers[0]).store(&out[0]);
+    return;
+  }
+  const unsigned t = 63 - __clzll((long long)idx);
+  const std::size_t i = idx - (std::size_t(1) << t);
+  fr_t::load(&powers[i << (max_log - 1 - t)]).store(&out[idx]);
 }
 
 enum class Scale : int { None, Constant, CosetForward, CosetInverse };
@@ -114,19 +130,22 @@ __global__ void __launch_bounds__(256) permute_tiled_kernel(const fr_t* __restri
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
 // in, natural out) runs the stages upward with ω^k; in frequency (natural in, bit-reversed
-// out) downward with the inverse table. W[i] = ω_N^i for N = 2^max_log, so the twiddle of
-// butterfly k in a stage of half-size h is W[k·N/(2h)].
+// out) downward with the inverse table. W holds every stage's twiddles densely: stage t's
+// ω_{2^(t+1)}^i (i < 2^t) at W[2^t + i], so that a stage's loads are consecutive (one table
+// of ω_N^i read at a stage-dependent stride put each twiddle of the later groups in its own
+// DRAM sector: 6-8 GB of reads at 2^27, gpu-notes item 29). The twiddle of
+// butterfly k in a stage of half-size h is W[h + k] = ω_{2h}^k.
 // run_stages transforms a tile already in shared memory (the caller synchronized after the
 // load) and returns after a barrier; stages_kernel loads, transforms and stores one group.
 template <bool DIT>
 __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, unsigned log_L, unsigned lb,
-                                           const fr_t* __restrict__ W, unsigned max_log) {
+                                           const fr_t* __restrict__ W) {
   const unsigned L = 1u << log_L;
   const unsigned tile_n = 1u << (s + log_L);
-  // The twiddle of butterfly k in stage u: ω_N^(((k·2^t0) + lb·L + l)·N/2^(t0+u+1)).
+  // The twiddle of butterfly k in stage u (half-size 2^(t0+u)): ω_{2^(t0+u+1)}^((k·2^t0) + lb·L + l).
   auto twiddle = [&](unsigned k, unsigned u, unsigned l) {
     const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
-    return fr_t::load(&W[exponent << (max_log - 1 - t0 - u)]);
+    return fr_t::load(&W[(std::size_t(1) << (t0 + u)) + exponent]);
   };
   // Stages two at a time (radix 4: four elements in registers, three twiddles, four
   // multiplications): half the shared-memory round trips and barriers of radix 2.
@@ -199,7 +218,7 @@ __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, 
 
 template <bool DIT>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
-                              const fr_t* __restrict__ W, unsigned max_log) {
+                              const fr_t* __restrict__ W) {
   extern __shared__ fr_t tile[];
   const unsigned L = 1u << log_L;
   const unsigned tile_n = 1u << (s + log_L);
@@ -210,10 +229,58 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
     fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
   __syncthreads();
-  run_stages<DIT>(tile, t0, s, log_L, lb, W, max_log);
+  run_stages<DIT>(tile, t0, s, log_L, lb, W);
 
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
     fr_t::load(&tile[e]).store(&dst[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]);
+}
+
+// The first group of stages (t0 = 0: contiguous tiles of 2^s) with the transform's bit
+// reversal folded into its memory side, so that natural order in and out costs no separate
+// permutation pass. Block b holds tile B = rev(b) (over log_n − s bits), whose element e is
+// logical position j = B·2^s + e, stored at rev(j) = rev_s(e)·2^(log_n−s) + b:
+//   DIT (forward): tile[e] = src[rev(j)] (times g^rev(j) for a coset), out to dst[j];
+//   DIF (inverse): tile[e] = src[j], out to dst[rev(j)] times c (m^-1), or c·g^-rev(j).
+// A warp's 32 accesses are 32-byte sectors 2^(log_n−s) elements apart, but blocks b, b+1, ...
+// run together and touch the neighbouring sectors of the same lines, which L2 then serves.
+template <bool DIT>
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
+    first_stages_bitrev_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W,
+                               Scale mode, fr_t c, const fr_t* __restrict__ glo,
+                               const fr_t* __restrict__ ghi) {
+  extern __shared__ fr_t tile[];
+  const unsigned tile_n = 1u << s, rest = log_n - s;
+  const uint32_t b = blockIdx.x;
+  const uint32_t B = rest == 0 ? 0u : __brev(b) >> (32 - rest);
+  const std::size_t base = std::size_t(B) << s;
+  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
+  auto scattered = [&](unsigned e) { return (std::size_t(__brev(e) >> (32 - s)) << rest) + b; };
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    if (DIT) {
+      const std::size_t from = scattered(e);
+      fr_t v = fr_t::load(&src[from]);
+      if (mode == Scale::CosetForward)
+        v *= fr_t::load(&glo[from & mask]) * fr_t::load(&ghi[from >> COSET_LO_BITS]);
+      v.store(&tile[e]);
+    } else {
+      fr_t::load(&src[base + e]).store(&tile[e]);
+    }
+  }
+  __syncthreads();
+  run_stages<DIT>(tile, 0, s, 0, 0, W);
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
+    fr_t v = fr_t::load(&tile[e]);
+    if (DIT) {
+      v.store(&dst[base + e]);
+    } else {
+      const std::size_t to = scattered(e);
+      if (mode == Scale::Constant)
+        v *= c;
+      else if (mode == Scale::CosetInverse)
+        v *= (fr_t::load(&glo[to & mask]) * fr_t::load(&ghi[to >> COSET_LO_BITS])) * c;
+      v.store(&dst[to]);
+    }
+  }
 }
 
 // Evaluations on H to evaluations on the coset gH (intt, then coset_ntt) meet in the middle
@@ -224,14 +291,14 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
 // transforms disappear.
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kernel(
     const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W_inv,
-    const fr_t* __restrict__ W_fwd, unsigned max_log, fr_t m_inv, const fr_t* __restrict__ glo,
+    const fr_t* __restrict__ W_fwd, fr_t m_inv, const fr_t* __restrict__ glo,
     const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
   const unsigned tile_n = 1u << s;
   const std::size_t base = std::size_t(blockIdx.x) << s;
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&src[base + e]).store(&tile[e]);
   __syncthreads();
-  run_stages<false>(tile, 0, s, 0, 0, W_inv, max_log);
+  run_stages<false>(tile, 0, s, 0, 0, W_inv);
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t k = __brev(uint32_t(base + e)) >> (32 - log_n);  // the coefficient index
@@ -239,7 +306,7 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kern
         .store(&tile[e]);
   }
   __syncthreads();
-  run_stages<true>(tile, 0, s, 0, 0, W_fwd, max_log);
+  run_stages<true>(tile, 0, s, 0, 0, W_fwd);
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&tile[e]).store(&dst[base + e]);
 }
 
@@ -268,6 +335,7 @@ std::vector<StageGroup> plan_groups(unsigned log_n) {
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
+
 // Threads for a tile of tile_n elements: one per radix-4 butterfly, at most 256.
 unsigned threads_for_tile(unsigned tile_n) { return std::max(1u, std::min(tile_n / 4, 256u)); }
 
@@ -278,7 +346,7 @@ struct GpuNtt::Impl {
   unsigned max_log;
   BufferPool pool;  // declared before the buffers it hands out
   cudaStream_t stream = nullptr;
-  DeviceBuffer w_fwd, w_inv;        // ω_N^i, ω_N^-i for i < N/2
+  DeviceBuffer w_fwd, w_inv;        // every stage's twiddles (ω or ω^-1), N entries (see run_stages)
   DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;  // coset powers g^i, g^-i in two factors
   std::vector<Fr> m_inv;            // m^-1 for m = 2^k, k <= max_log
   DeviceBuffer scratch;             // the out-of-place half of each transform; used on `stream` only
@@ -302,9 +370,9 @@ struct GpuNtt::Impl {
     const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
     const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
     if (forward)
-      stages_kernel<true><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_fwd.as<fr_t>(), max_log);
+      stages_kernel<true><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_fwd.as<fr_t>());
     else
-      stages_kernel<false><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_inv.as<fr_t>(), max_log);
+      stages_kernel<false><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_inv.as<fr_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   }
   ~Impl() {
@@ -345,9 +413,19 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device) {
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // lo/hi go back to the pool
   };
+  // ω_N^i for i < N/2, then every stage's table (N entries in all) gathered from it.
   const std::size_t half = std::size_t(1) << (max_log_n - 1);
-  power_table(m.w_fwd, big.omega(), half);
-  power_table(m.w_inv, big.omega_inv(), half);
+  auto stage_tables = [&](DeviceBuffer& out, const Fr& omega) {
+    DeviceBuffer powers;
+    power_table(powers, omega, half);
+    const std::size_t n = std::size_t(1) << max_log_n;
+    out = m.pool.acquire(n * sizeof(Fr));
+    stage_twiddles_kernel<<<blocks_for(n, 256), 256, 0, m.stream>>>(powers.as<fr_t>(), max_log_n, out.as<fr_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // `powers` goes back to the pool
+  };
+  stage_tables(m.w_fwd, big.omega());
+  stage_tables(m.w_inv, big.omega_inv());
 
   // Coset factors: 2^COSET_LO_BITS low powers and enough high powers for 2^max_log_n.
   auto coset_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& g) {
@@ -402,6 +480,30 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   };
 
+  // With two groups or more, the first carries the bit reversal (first_stages_bitrev_kernel):
+  // one pass over memory fewer. The first group's tile is then never the whole transform.
+  if (groups.size() >= 2) {
+    const unsigned tile_n = 1u << groups[0].s;
+    const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
+    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
+    if (forward) {
+      first_stages_bitrev_kernel<true><<<blocks, threads, smem, m.stream>>>(
+          x, t, log_n, groups[0].s, m.w_fwd.as<fr_t>(),
+          kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, to_device(Fr::one()), m.g_lo.as<fr_t>(),
+          m.g_hi.as<fr_t>());
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+      for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 1 ? t : x, x);
+    } else {
+      for (std::size_t i = groups.size(); i-- > 1;)
+        m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
+      first_stages_bitrev_kernel<false><<<blocks, threads, smem, m.stream>>>(
+          t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
+          kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, to_device(m.m_inv[log_n]),
+          m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+    }
+    return;
+  }
   if (forward) {
     launch_permute(x, t, kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, Fr::one(), m.g_lo, m.g_hi);
     for (std::size_t i = 0; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 0 ? t : x, x);
@@ -428,7 +530,7 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n) {
   const unsigned tile_n = 1u << groups[0].s;
   to_coset_middle_kernel<<<unsigned(n / tile_n), threads_for_tile(tile_n), std::size_t(tile_n) * sizeof(fr_t),
                            m.stream>>>(groups.size() == 1 ? x : t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
-                                       m.w_fwd.as<fr_t>(), m.max_log, to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(),
+                                       m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(),
                                        m.g_hi.as<fr_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, x, x);

@@ -429,7 +429,7 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
   bytes += r1cs.num_columns() * 32;                                   // z
   bytes += 3 * m * 32;                                                // a, b, c
-  bytes += 2 * m * 32;                                                // NTT scratch and twiddles
+  bytes += 3 * m * 32;                                                // NTT scratch, twiddles (both ways)
   const std::size_t piece = std::min(m, MSM_PIECE);
   bytes += msm_temp_bytes(piece, 2 * 96, GpuMsmG1::window_bits_for(piece));  // the largest G1 MSM (H)
   return bytes;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../groth16/random_circuit.hpp"
+#include "circuit/spmv.hpp"
 #include "cuda/fixed_base.hpp"
 #include "cuda/prover.hpp"
 #include "msm/fixed_base.hpp"
@@ -85,7 +86,16 @@ TEST(CudaProver, CorruptedWitnessGivesAProofThatFails) {
   const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
   const ProverRandomness rs = ProverRandomness::random();
   EXPECT_TRUE(groth16::verify(pvk, gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs), publics_of(w)));
-  w.aux[w.aux.size() / 2] += ff::Fr::one();
+  // Corrupt an aux value some constraint pins: a bit b = 0 made 1 still satisfies
+  // b·(1 − b) = 0, and when no later constraint reads it the witness stays valid (a seed that
+  // did this made the test fail once, 2026-11-30).
+  bool broken = false;
+  for (std::size_t j = w.aux.size() / 2; j < w.aux.size() && !broken; ++j) {
+    w.aux[j] += ff::Fr::one();
+    broken = !circuit::is_satisfied(r1cs, w.inputs, w.aux);
+    if (!broken) w.aux[j] -= ff::Fr::one();
+  }
+  ASSERT_TRUE(broken) << "no aux value in the second half of the circuit is pinned by a constraint";
   EXPECT_FALSE(groth16::verify(pvk, gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs), publics_of(w)));
 }
 
