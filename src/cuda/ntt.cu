@@ -58,74 +58,6 @@ __global__ void stage_twiddles_kernel(const fr_t* __restrict__ powers, unsigned 
 
 enum class Scale : int { None, Constant, CosetForward, CosetInverse };
 
-// dst[j] = src[bitrev(j)] times: nothing; c; g^bitrev(j) (the source's coefficient index);
-// or c·g^-j (the destination's).
-__global__ void permute_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ dst, unsigned log_n, Scale mode,
-                               fr_t c, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
-  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= (uint32_t(1) << log_n)) return;
-  const uint32_t s = __brev(j) >> (32 - log_n);
-  fr_t v = fr_t::load(&src[s]);
-  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
-  switch (mode) {
-    case Scale::None:
-      break;
-    case Scale::Constant:
-      v *= c;
-      break;
-    case Scale::CosetForward:
-      v *= fr_t::load(&glo[s & mask]) * fr_t::load(&ghi[s >> COSET_LO_BITS]);
-      break;
-    case Scale::CosetInverse:
-      v *= (fr_t::load(&glo[j & mask]) * fr_t::load(&ghi[j >> COSET_LO_BITS])) * c;
-      break;
-  }
-  v.store(&dst[j]);
-}
-
-// The same permutation and scaling as permute_kernel for log_n >= 2·PERMUTE_TILE_LOG, through
-// a 32×32 tile in shared memory: j = (a, m, b) with a, b of 5 bits goes to rev(j) =
-// (rev b, rev m, rev a), so a block (one m) reads 32 runs of 32 consecutive elements and
-// writes 32 runs of 32 consecutive elements (the plain kernel reads one 32-byte sector per
-// element, scattered over the whole array).
-constexpr unsigned PERMUTE_TILE_LOG = 5;
-__global__ void __launch_bounds__(256) permute_tiled_kernel(const fr_t* __restrict__ src, fr_t* __restrict__ dst,
-                                                            unsigned log_n, Scale mode, fr_t c,
-                                                            const fr_t* __restrict__ glo,
-                                                            const fr_t* __restrict__ ghi) {
-  constexpr unsigned T = 1u << PERMUTE_TILE_LOG;
-  // Rows of 32 elements (64 uint4) plus one uint4 of padding: a column read by a warp then
-  // touches every bank evenly.
-  __shared__ uint4 tile[T][2 * T + 1];
-  const unsigned mid_bits = log_n - 2 * PERMUTE_TILE_LOG;
-  const uint32_t m = blockIdx.x;
-  const uint32_t m_rev = mid_bits == 0 ? 0u : __brev(m) >> (32 - mid_bits);
-  const unsigned hi_shift = log_n - PERMUTE_TILE_LOG;
-  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
-  for (unsigned e = threadIdx.x; e < T * T; e += blockDim.x) {
-    const uint32_t a = e >> PERMUTE_TILE_LOG, b = e & (T - 1);
-    const uint32_t s = (a << hi_shift) | (m << PERMUTE_TILE_LOG) | b;
-    fr_t v = fr_t::load(&src[s]);
-    if (mode == Scale::CosetForward) v *= fr_t::load(&glo[s & mask]) * fr_t::load(&ghi[s >> COSET_LO_BITS]);
-    const uint4* w = reinterpret_cast<const uint4*>(&v);
-    tile[a][2 * b] = w[0];
-    tile[a][2 * b + 1] = w[1];
-  }
-  __syncthreads();
-  for (unsigned e = threadIdx.x; e < T * T; e += blockDim.x) {
-    const uint32_t ar = e & (T - 1), br = e >> PERMUTE_TILE_LOG;  // destination's low and high bits
-    const uint32_t a = __brev(ar) >> (32 - PERMUTE_TILE_LOG), b = __brev(br) >> (32 - PERMUTE_TILE_LOG);
-    const uint32_t j = (br << hi_shift) | (m_rev << PERMUTE_TILE_LOG) | ar;
-    fr_t v;
-    uint4* w = reinterpret_cast<uint4*>(&v);
-    w[0] = tile[a][2 * b];
-    w[1] = tile[a][2 * b + 1];
-    if (mode == Scale::Constant) v *= c;
-    else if (mode == Scale::CosetInverse) v *= (fr_t::load(&glo[j & mask]) * fr_t::load(&ghi[j >> COSET_LO_BITS])) * c;
-    v.store(&dst[j]);
-  }
-}
-
 // Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
@@ -469,49 +401,28 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
   const std::vector<StageGroup> groups = plan_groups(log_n);
   const bool forward = kind == Kind::Forward || kind == Kind::CosetForward;
 
-  auto launch_permute = [&](const fr_t* src, fr_t* dst, Scale mode, const Fr& c, const DeviceBuffer& lo,
-                            const DeviceBuffer& hi) {
-    if (log_n >= 2 * PERMUTE_TILE_LOG)
-      permute_tiled_kernel<<<unsigned(n >> (2 * PERMUTE_TILE_LOG)), 256, 0, m.stream>>>(
-          src, dst, log_n, mode, to_device(c), lo.as<fr_t>(), hi.as<fr_t>());
-    else
-      permute_kernel<<<blocks_for(n, 256), 256, 0, m.stream>>>(src, dst, log_n, mode, to_device(c), lo.as<fr_t>(),
-                                                               hi.as<fr_t>());
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
-  };
-
-  // With two groups or more, the first carries the bit reversal (first_stages_bitrev_kernel):
-  // one pass over memory fewer. The first group's tile is then never the whole transform.
-  if (groups.size() >= 2) {
-    const unsigned tile_n = 1u << groups[0].s;
-    const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
-    const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    if (forward) {
-      first_stages_bitrev_kernel<true><<<blocks, threads, smem, m.stream>>>(
-          x, t, log_n, groups[0].s, m.w_fwd.as<fr_t>(),
-          kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, to_device(Fr::one()), m.g_lo.as<fr_t>(),
-          m.g_hi.as<fr_t>());
-      SNARKPIPE_CUDA_CHECK_LAUNCH();
-      for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 1 ? t : x, x);
-    } else {
-      for (std::size_t i = groups.size(); i-- > 1;)
-        m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
-      first_stages_bitrev_kernel<false><<<blocks, threads, smem, m.stream>>>(
-          t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
-          kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, to_device(m.m_inv[log_n]),
-          m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
-      SNARKPIPE_CUDA_CHECK_LAUNCH();
-    }
-    return;
-  }
+  // The first group carries the bit reversal (first_stages_bitrev_kernel): no permutation
+  // pass. With one group its single block holds the whole transform in shared memory, so it
+  // works in place.
+  const unsigned tile_n = 1u << groups[0].s;
+  const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
+  const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
+  const bool one_group = groups.size() == 1;
   if (forward) {
-    launch_permute(x, t, kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, Fr::one(), m.g_lo, m.g_hi);
-    for (std::size_t i = 0; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 0 ? t : x, x);
+    first_stages_bitrev_kernel<true><<<blocks, threads, smem, m.stream>>>(
+        x, one_group ? x : t, log_n, groups[0].s, m.w_fwd.as<fr_t>(),
+        kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, to_device(Fr::one()), m.g_lo.as<fr_t>(),
+        m.g_hi.as<fr_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 1 ? t : x, x);
   } else {
-    for (std::size_t i = groups.size(); i-- > 0;)
+    for (std::size_t i = groups.size(); i-- > 1;)
       m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
-    launch_permute(t, x, kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, m.m_inv[log_n], m.gi_lo,
-                   m.gi_hi);
+    first_stages_bitrev_kernel<false><<<blocks, threads, smem, m.stream>>>(
+        one_group ? x : t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
+        kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, to_device(m.m_inv[log_n]),
+        m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
   }
 }
 
