@@ -421,29 +421,23 @@ def gen_mul(field, n, name, square=False, qafter=1):
     return f.render(pool.used, frame)
 
 
-def gen_sqr_sym(field, n, name, qafter=0):
-    """Symmetric squaring in the CIOS frame (see the module docstring)."""
-    f = Func(name)
-    s_off = lambda k: 8 * (k - 2)               # S_2..S_{n-1}
-    d_off = lambda k: 8 * (n - 2) + 8 * (k - 1)  # D_1..D_{n-1}
-    frame = 8 * (2 * n - 3)
-    SW = lambda k: f"qword ptr [rsp+{s_off(k)}]" if s_off(k) else "qword ptr [rsp]"
-    DW = lambda k: f"qword ptr [rsp+{d_off(k)}]"
-    pool = Pool(["r8", "r9", "r10", "r11", "rbx", "rbp", "r12", "r13", "r14", "r15", "rax", "rcx"])
+def sqr_sym_schedule(f, field, n, pool, a0, junk, load_a, twice, a_word, DW, SW, qafter):
+    """The symmetric squaring's rows, shared by gen_sqr_sym (a function of its own) and
+    gen_sqr_inline (inside the caller), up to the final subtraction. a0: where a_0 is;
+    junk: a free register; load_a(k) emits what puts a_k in a register and returns it;
+    twice(t): the lea operand 2t; a_word(j): a_j in memory; DW, SW: where D_k, S_k go.
+    Returns (u, qreg, pairs, spare)."""
     E = f.emit
-
     f.comment("D_k = 2 a_k mod 2^64, S_k = word k of 2a")
-    E(f"mov rdx, {q('rsi', 0)}")
-    junk = pool.get()
-    E(f"xor {REG32[junk]}, {REG32[junk]}")
+    E(f"mov rdx, {a0}")
+    E(f"xor {reg32(junk)}, {reg32(junk)}")
     E(f"mov {junk}, rdx")
     E(f"adcx {junk}, rdx")  # CF = top bit of a_0
     w = {}
     for k in range(1, n):
-        t = pool.get()
-        E(f"mov {t}, {q('rsi', k)}")
+        t = load_a(k)
         d = pool.get()
-        E(f"lea {d}, [{t}+{t}]")
+        E(f"lea {d}, {twice(t)}")
         E(f"mov {DW(k)}, {d}")
         E(f"adcx {t}, {t}")  # t = S_k, CF = top bit of a_k
         if k >= 2:
@@ -459,7 +453,7 @@ def gen_sqr_sym(field, n, name, qafter=0):
     f.comment("row 0: t = a_0 * X_0, X_0 = [a_0, D_1, S_2, ...]")
     u = [pool.get(), pool.get()] + [w[k] for k in range(1, n)]  # u[k+1] reuses w[k]
     lo = pool.get()
-    E(f"xor {REG32[lo]}, {REG32[lo]}")
+    E(f"xor {reg32(lo)}, {reg32(lo)}")
     E(f"mulx {u[1]}, {u[0]}, rdx")
     for k in range(1, n):
         E(f"mulx {u[k + 1]}, {lo}, {w[k]}")  # reads w[k] before overwriting it
@@ -476,10 +470,10 @@ def gen_sqr_sym(field, n, name, qafter=0):
     word1 = reduce_row(field, n, u, qreg, mlist, alist)
     u = u[1:] + u[:1]
     for j in range(1, n):
-        qi = QItem(u[0], q("rsi", j) if qafter else None, [word1])
+        qi = QItem(u[0], a_word(j) if qafter else None, [word1])
         if not qafter:
             mlist.append(qi)
-        mlist.append(f"mov rdx, {q('rsi', j)}")
+        mlist.append(f"mov rdx, {a_word(j)}")
         alist.append(Add("xor"))
         for k in range(j, n):
             src = "rdx" if k == j else (DW(k) if k == j + 1 else SW(k))
@@ -492,8 +486,27 @@ def gen_sqr_sym(field, n, name, qafter=0):
         alist.append(Add("adox", u[n], zero_word()))
         word1 = reduce_row(field, n, u, qreg, mlist, alist)
         u = u[1:] + u[:1]
-
     merge(f, field, mlist, alist, pairs, qreg, spare=spare)
+    return u, qreg, pairs, spare
+
+
+def gen_sqr_sym(field, n, name, qafter=0):
+    """Symmetric squaring in the CIOS frame (see the module docstring)."""
+    f = Func(name)
+    s_off = lambda k: 8 * (k - 2)               # S_2..S_{n-1}
+    d_off = lambda k: 8 * (n - 2) + 8 * (k - 1)  # D_1..D_{n-1}
+    frame = 8 * (2 * n - 3)
+    SW = lambda k: f"qword ptr [rsp+{s_off(k)}]" if s_off(k) else "qword ptr [rsp]"
+    DW = lambda k: f"qword ptr [rsp+{d_off(k)}]"
+    pool = Pool(["r8", "r9", "r10", "r11", "rbx", "rbp", "r12", "r13", "r14", "r15", "rax", "rcx"])
+
+    def load_a(k):
+        t = pool.get()
+        f.emit(f"mov {t}, {q('rsi', k)}")
+        return t
+    junk = pool.get()
+    u, qreg, pairs, spare = sqr_sym_schedule(f, field, n, pool, q("rsi", 0), junk, load_a,
+                                             lambda t: f"[{t}+{t}]", lambda j: q("rsi", j), DW, SW, qafter)
     f.comment("conditional subtraction")
     tmps = [r for r in ["rdx", "rsi", qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else []),
                         *pool.free]]
@@ -568,6 +581,27 @@ def intel_to_att(line):
     return f"{ins} {', '.join(ops)}"
 
 
+def inline_final_sub(f, field, n, u, res):
+    """res = u - m unless that borrows (then u): the inline kernels' last step."""
+    for j in range(n):
+        f.emit(f"mov {res[j]}, {u[j]}")
+    for j in range(n):
+        f.emit(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
+    for j in range(n):
+        f.emit(f"cmovc {res[j]}, {u[j]}")
+
+
+def asm_lines(f):
+    """The body of f as the string lines of a GCC asm statement (AT&T syntax)."""
+    body = [t for t in (intel_to_att(x) for x in f.body) if t]
+    return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"') for k, t in enumerate(body)]
+
+
+def vreg(r):
+    """The number K of an inline operand %[vK]."""
+    return int(r[len("%[v"):-1])
+
+
 def gen_mul_inline(field, n, qafter):
     global INLINE, INLINE_FIELD
     INLINE, INLINE_FIELD = n, field
@@ -619,14 +653,7 @@ def gen_mul_inline(field, n, qafter):
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
         res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        for j in range(n):
-            f.emit(f"mov {res[j]}, {u[j]}")
-        for j in range(n):
-            f.emit(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
-        for j in range(n):
-            f.emit(f"cmovc {res[j]}, {u[j]}")
-        body = [t for t in (intel_to_att(x) for x in f.body) if t]
-        idx = lambda r: int(r[len("%[v"):-1])
+        inline_final_sub(f, field, n, u, res)
         L = []
         L.append(f"// {field} multiplication: out = a*b/R mod m, inputs < m (see the generator for the schedule).")
         L.append(f"[[gnu::always_inline]] inline void mont_mul_{field}(Limbs<{n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
@@ -634,14 +661,13 @@ def gen_mul_inline(field, n, qafter):
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
         L.append(f"  u64 sc[{n}];")
         L.append("  asm(")
-        for k, t in enumerate(body):
-            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L += asm_lines(f)
         L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
         L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
         L.append("        " + ", ".join(f'[sc{i}] "=m"(sc[{i}])' for i in range(1, n)))
         L.append(f'      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[{n}]>(b.data()))')
         L.append('      : "rdx", "cc");')
-        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
     finally:
@@ -730,14 +756,7 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
         res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        for j in range(n):
-            f.emit(f"mov {res[j]}, {u[j]}")
-        for j in range(n):
-            f.emit(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
-        for j in range(n):
-            f.emit(f"cmovc {res[j]}, {u[j]}")
-        body = [t for t in (intel_to_att(x) for x in f.body) if t]
-        idx = lambda r: int(r[len("%[v"):-1])
+        inline_final_sub(f, field, n, u, res)
         if nprod == 2:
             name = f"mont_mul2{'x' if cross else ('n' if neg else '')}_{field}"
             what = "x_lo*y_hi + x_hi*y_lo" if cross else ("x_lo*y_lo - x_hi*y_hi" if neg else "x_lo*y_lo + x_hi*y_hi")
@@ -754,8 +773,7 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
         if neg:
             L.append(f"  u64 ng[{n}];")
         L.append("  asm(")
-        for k, t in enumerate(body):
-            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L += asm_lines(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) +
                  ("," if neg else ""))
         if neg:
@@ -765,7 +783,7 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
         # dependency is a "memory" clobber instead.
         L.append(f'      : [xp] "r"(x), [yp] "r"(y)')
         L.append('      : "rdx", "cc", "memory");')
-        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
     finally:
@@ -774,9 +792,9 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
 
 def gen_sqr_inline(field, n, qafter):
     """The symmetric squaring of gen_sqr_sym as GCC extended asm: a in registers v0..
-    (in/out operands), a_1.. spilled to a stack scratch (sa), D_k and S_k (see the module
-    docstring) to two more (sd, ss); 2N+6 scratch words, N+6 registers as in the
-    multiplication.  Only for a modulus with 3m*2^64 <= R*(2^64-1) (check_field)."""
+    (in/out operands), a_1.., D_k and S_k (see the module docstring) in one stack scratch
+    of 3N-4 words, N+6 registers as in the multiplication.  Only for a modulus with
+    3m*2^64 <= R*(2^64-1) (check_field)."""
     global INLINE, INLINE_FIELD
     INLINE, INLINE_FIELD = n, field
     try:
@@ -789,75 +807,16 @@ def gen_sqr_inline(field, n, qafter):
         AW = lambda k: f"{8 * (k - 1)}(%[sp])"
         DW = lambda k: f"{8 * (n - 1 + k - 1)}(%[sp])"
         SW = lambda k: f"{8 * (2 * n - 2 + k - 2)}(%[sp])"
-        E = f.emit
         pool = Pool(V[n:])
-        # rdx = a_0; v0 is free after that (the junk register of gen_sqr_sym)
-        E(f"mov rdx, {V[0]}")
-        junk = V[0]
-        E(f"xor {reg32(junk)}, {reg32(junk)}")
-        E(f"mov {junk}, rdx")
-        E(f"adcx {junk}, rdx")  # CF = top bit of a_0
-        w = {}
-        for k in range(1, n):
-            t = V[k]  # holds a_k
-            E(f"mov {AW(k)}, {t}")
-            d = pool.get()
-            E(f"lea {d}, ({t},{t})")
-            E(f"mov {DW(k)}, {d}")
-            E(f"adcx {t}, {t}")  # t = S_k, CF = top bit of a_k
-            if k >= 2:
-                E(f"mov {SW(k)}, {t}")
-            if k == 1:
-                w[1] = d
-                pool.put(t)
-            else:
-                w[k] = t
-                pool.put(d)
-        pool.put(junk)
-        u = [pool.get(), pool.get()] + [w[k] for k in range(1, n)]
-        lo = pool.get()
-        E(f"xor {reg32(lo)}, {reg32(lo)}")
-        E(f"mulx {u[1]}, {u[0]}, rdx")
-        for k in range(1, n):
-            E(f"mulx {u[k + 1]}, {lo}, {w[k]}")
-            E(f"adcx {u[k]}, {lo}")
-        E(f"adcx {u[n]}, {zero_word()}")
-        pool.put(lo)
-        qreg = pool.get()
-        E(f"mov rdx, {u[0]}")
-        E(f"mulx rdx, {qreg}, {n0w(field)}")
-        pairs = [(pool.get(), pool.get()) for _ in range(2)]
-        spare = pool.get() if pool.free else None
-        mlist, alist = [], []
-        word1 = reduce_row(field, n, u, qreg, mlist, alist)
-        u = u[1:] + u[:1]
-        for j in range(1, n):
-            qi = QItem(u[0], AW(j) if qafter else None, [word1])
-            if not qafter:
-                mlist.append(qi)
-            mlist.append(f"mov rdx, {AW(j)}")
-            alist.append(Add("xor"))
-            for k in range(j, n):
-                src = "rdx" if k == j else (DW(k) if k == j + 1 else SW(k))
-                p = Prod(src)
-                mlist.append(p)
-                alist.append(Add("adox", u[k], (p, "lo")))
-                alist.append(Add("adcx", u[k + 1], (p, "hi")))
-                if qafter and k == min(j + qafter - 1, n - 1):
-                    mlist.append(qi)
-            alist.append(Add("adox", u[n], zero_word()))
-            word1 = reduce_row(field, n, u, qreg, mlist, alist)
-            u = u[1:] + u[:1]
-        merge(f, field, mlist, alist, pairs, qreg, spare=spare)
+
+        def load_a(k):
+            f.emit(f"mov {AW(k)}, {V[k]}")  # v_k holds a_k
+            return V[k]
+        # rdx = a_0; v0 is free after that (the junk register)
+        u, qreg, pairs, spare = sqr_sym_schedule(f, field, n, pool, V[0], V[0], load_a,
+                                                 lambda t: f"({t},{t})", AW, DW, SW, qafter)
         res = [qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else [])][:n]
-        for j in range(n):
-            E(f"mov {res[j]}, {u[j]}")
-        for j in range(n):
-            E(f"{'sub' if j == 0 else 'sbb'} {res[j]}, {modw(field, j)}")
-        for j in range(n):
-            E(f"cmovc {res[j]}, {u[j]}")
-        body = [t for t in (intel_to_att(x) for x in f.body) if t]
-        idx = lambda r: int(r[len("%[v"):-1])
+        inline_final_sub(f, field, n, u, res)
         L = []
         L.append(f"// {field} squaring: out = a^2/R mod m, input < m; the symmetric schedule of")
         L.append(f"// snarkpipe_mont_sqr_{field} (N(N+1)/2 products instead of N^2) inside the caller.")
@@ -866,14 +825,13 @@ def gen_sqr_inline(field, n, qafter):
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
         L.append(f"  u64 sc[{nsc}];")
         L.append("  asm(")
-        for k, t in enumerate(body):
-            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L += asm_lines(f)
         L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
         L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
         L.append('        [scm] "=m"(sc)')
         L.append('      : [sp] "r"(sc)')
         L.append('      : "rdx", "cc");')
-        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in res) + "};")
+        L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
     finally:
@@ -922,22 +880,19 @@ def gen_mul_wide_inline(field, n):
                 u = u[1:] + u[:1]
         E(f"mov %[lo{n - 1}], {u[0]}")
         hi_regs = u[1:n + 1]
-        body = [t for t in (intel_to_att(x) for x in f.body) if t]
-        idx = lambda r: int(r[len("%[v"):-1])
         L = []
         L.append(f"// {field}: out = a*b, 2N words (no reduction).")
         L.append(f"[[gnu::always_inline]] inline void mont_mul_wide_{field}(Limbs<{2 * n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
         L.append("  asm(")
-        for k, t in enumerate(body):
-            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L += asm_lines(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) + ",")
         L.append("        " + ", ".join(f'[lo{i}] "=m"(out[{i}])' for i in range(n)))
         L.append(f'      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[{n}]>(a.data())),')
         L.append(f'        [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[{n}]>(b.data()))')
         L.append('      : "rdx", "cc");')
         for k, r in enumerate(hi_regs):
-            L.append(f"  out[{n + k}] = v{idx(r)};")
+            L.append(f"  out[{n + k}] = v{vreg(r)};")
         L.append("}")
         return L
     finally:
@@ -981,20 +936,17 @@ def gen_redc_inline(field, n, twice=False):
                 E(f"{'sub' if j == 0 else 'sbb'} {s[j]}, {modw(field, j)}")
             for j in range(n):
                 E(f"cmovnc {u[j]}, {s[j]}")
-        body = [t for t in (intel_to_att(x) for x in f.body) if t]
-        idx = lambda r: int(r[len("%[v"):-1])
         L = []
         bound, suffix = ("2m*R", "2") if twice else ("m*R", "")
         L.append(f"// {field}: out = t/R mod m for a 2N-word t < {bound}.")
         L.append(f"[[gnu::always_inline]] inline void mont_redc{suffix}_{field}(Limbs<{n}>& out, const Limbs<{2 * n}>& t) {{")
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
         L.append("  asm(")
-        for k, t in enumerate(body):
-            L.append(f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"'))
+        L += asm_lines(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)))
         L.append("      : " + ", ".join(f'[t{j}] "m"(t[{j}])' for j in range(2 * n)))
         L.append('      : "rdx", "cc");')
-        L.append("  out = {" + ", ".join(f"v{idx(r)}" for r in u[:n]) + "};")
+        L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in u[:n]) + "};")
         L.append("}")
         return L
     finally:
