@@ -591,10 +591,14 @@ def inline_final_sub(f, field, n, u, res):
         f.emit(f"cmovc {res[j]}, {u[j]}")
 
 
-def asm_lines(f):
-    """The body of f as the string lines of a GCC asm statement (AT&T syntax)."""
-    body = [t for t in (intel_to_att(x) for x in f.body) if t]
-    return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(body) else '"') for k, t in enumerate(body)]
+def asm_lines(ins):
+    """AT&T instructions as the string lines of a GCC asm statement."""
+    return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(ins) else '"') for k, t in enumerate(ins)]
+
+
+def asm_body(f):
+    """The body of f (Intel syntax) as the string lines of a GCC asm statement."""
+    return asm_lines([t for t in (intel_to_att(x) for x in f.body) if t])
 
 
 def vreg(r):
@@ -661,7 +665,7 @@ def gen_mul_inline(field, n, qafter):
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
         L.append(f"  u64 sc[{n}];")
         L.append("  asm(")
-        L += asm_lines(f)
+        L += asm_body(f)
         L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
         L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
         L.append("        " + ", ".join(f'[sc{i}] "=m"(sc[{i}])' for i in range(1, n)))
@@ -773,7 +777,7 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
         if neg:
             L.append(f"  u64 ng[{n}];")
         L.append("  asm(")
-        L += asm_lines(f)
+        L += asm_body(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) +
                  ("," if neg else ""))
         if neg:
@@ -825,7 +829,7 @@ def gen_sqr_inline(field, n, qafter):
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
         L.append(f"  u64 sc[{nsc}];")
         L.append("  asm(")
-        L += asm_lines(f)
+        L += asm_body(f)
         L.append("      : " + ", ".join(f'[v{k}] "+&r"(v{k})' for k in range(n)) + ",")
         L.append("        " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(n, nv)) + ",")
         L.append('        [scm] "=m"(sc)')
@@ -885,7 +889,7 @@ def gen_mul_wide_inline(field, n):
         L.append(f"[[gnu::always_inline]] inline void mont_mul_wide_{field}(Limbs<{2 * n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
         L.append("  asm(")
-        L += asm_lines(f)
+        L += asm_body(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)) + ",")
         L.append("        " + ", ".join(f'[lo{i}] "=m"(out[{i}])' for i in range(n)))
         L.append(f'      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[{n}]>(a.data())),')
@@ -942,7 +946,7 @@ def gen_redc_inline(field, n, twice=False):
         L.append(f"[[gnu::always_inline]] inline void mont_redc{suffix}_{field}(Limbs<{n}>& out, const Limbs<{2 * n}>& t) {{")
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(nv)) + ";")
         L.append("  asm(")
-        L += asm_lines(f)
+        L += asm_body(f)
         L.append("      : " + ", ".join(f'[v{k}] "=&r"(v{k})' for k in range(nv)))
         L.append("      : " + ", ".join(f'[t{j}] "m"(t[{j}])' for j in range(2 * n)))
         L.append('      : "rdx", "cc");')
@@ -960,9 +964,6 @@ def gen_wide_ops(field, n):
     w = 2 * n
     m = dict((f_, m_) for f_, m_, _, _ in FIELDS)[field]
     cwords = [(lazy_offset(m, n) >> (W * k)) & ((1 << W) - 1) for k in range(w)]
-
-    def asm_lines(ins):
-        return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(ins) else '"') for k, t in enumerate(ins)]
 
     # x = x -/+ y over w words: the first n words from memory in one chain, the flag kept
     # in a register across the second asm statement, which finishes the words above.
@@ -1000,6 +1001,45 @@ def gen_wide_ops(field, n):
     return L
 
 
+def gen_wide_fused(field, n, name, signs):
+    """x = x ± y0 ± y1 ... over 2N words in one pass (signs: '+'/'-' per operand), for the
+    lazy-reduction code of tower.cpp: the low N words of every operand in one asm statement,
+    each operand's carry or borrow kept in a register for the second, which finishes the
+    high words. Plain integer arithmetic mod 2^(128N): the callers know the result's range."""
+    w, ops = 2 * n, range(len(signs))
+    what = "x = x " + " ".join(f"{sg} y{i}" for i, sg in zip(ops, signs))
+    args = ", ".join(f"const Limbs<{w}>& y{i}" for i in ops)
+    first = {"+": ("addq", "adcq"), "-": ("subq", "sbbq")}
+    ins_lo, ins_hi = [], []
+    for i, sg in zip(ops, signs):
+        ins_lo += [f"{first[sg][0] if k == 0 else first[sg][1]} {8 * k}(%[y{i}p]), %[x{k}]" for k in range(n)]
+        ins_lo.append(f"sbbq %[c{i}], %[c{i}]")
+        ins_hi.append(f"negq %[c{i}]")
+        ins_hi += [f"{first[sg][1]} {8 * (n + k)}(%[y{i}p]), %[h{k}]" for k in range(n)]
+    inputs = [f'[y{i}p] "r"(y{i}.data()), [y{i}m] "m"(*reinterpret_cast<const u64(*)[{w}]>(y{i}.data()))'
+              for i in ops]
+    inputs = ",\n        ".join(inputs)
+    carries = ", ".join(f"c{i}" for i in ops)
+    L = [f"// {field}, {w} words: {what} in one pass (exact; the caller knows the result is in range).",
+         f"[[gnu::always_inline]] inline void {name}_{field}(Limbs<{w}>& x, {args}) {{",
+         "  u64 " + ", ".join(f"x{k} = x[{k}]" for k in range(n)) + f", {carries};",
+         "  asm("] + asm_lines(ins_lo)
+    L += ["      : " + ", ".join(f'[x{k}] "+r"(x{k})' for k in range(n)) + ", " +
+          ", ".join(f'[c{i}] "=&r"(c{i})' for i in ops),
+          "      : " + inputs,
+          '      : "cc");',
+          "  " + " ".join(f"x[{k}] = x{k};" for k in range(n)),
+          "  u64 " + ", ".join(f"h{k} = x[{n + k}]" for k in range(n)) + ";",
+          "  asm("] + asm_lines(ins_hi)
+    L += ["      : " + ", ".join(f'[h{k}] "+r"(h{k})' for k in range(n)) + ", " +
+          ", ".join(f'[c{i}] "+r"(c{i})' for i in ops),
+          "      : " + inputs,
+          '      : "cc");',
+          "  " + " ".join(f"x[{n + k}] = h{k};" for k in range(n)),
+          "}", ""]
+    return "\n".join(L).split("\n")
+
+
 def generate_inline():
     L = [
         "// Generated by tools/gen_mont_x86_64.py -- do not edit by hand.",
@@ -1027,6 +1067,10 @@ def generate_inline():
     L += gen_redc_inline("fp", 6) + [""]
     L += gen_redc_inline("fp", 6, twice=True) + [""]
     L += gen_wide_ops("fp", 6)
+    # Fp only: the fused sums of the cyclotomic squaring (ff/tower.cpp).
+    L += gen_wide_fused("fp", 6, "wide_add2", "++")
+    L += gen_wide_fused("fp", 6, "wide_add_sub2", "+--")
+    L += gen_wide_fused("fp", 6, "wide_add2_sub", "++-")
     L += ["}  // namespace snarkpipe::ff::x86", ""]
     return "\n".join(L)
 
