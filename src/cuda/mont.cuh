@@ -168,7 +168,59 @@ struct __align__(16) mont_t {
     for (int i = 0; i < N / 4; ++i) d[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
   }
 
+  // Lazy forms for chains of butterflies (the NTT): values in [0, 2p) instead of [0, p),
+  // which saves the multiplication's final subtraction; 2p < 2^(32N) for both fields.
+  //   lazy_mul(w, x) = w·x·R^-1 mod p, in [0, 2p), for w < p and any x < 2^(32N): the CIOS
+  //     rows keep t < w + p (the bound depends only on the limb-spread operand w), and the
+  //     result is (w·x + M·p)/R < p·(x/R + 1) < 2p.
+  //   lazy_add, lazy_sub: a ± b in [0, 2p) for a, b < 2p.
+  //   reduce_lazy: [0, 2p) → [0, p), before a value leaves the chain.
+  __device__ __forceinline__ static mont_t lazy_mul(const mont_t& w, const mont_t& x) {
+    mont_t r;
+    mul_raw<false>(r.v, w.v, x.v);
+    return r;
+  }
+  __device__ __forceinline__ static mont_t lazy_add(const mont_t& a, const mont_t& b) {
+    // s = a + b < 4p may carry out of N limbs; then s − 2p, kept unless it borrows past the carry.
+    uint32_t s[N], d[N], c, mask;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(mod2(0)));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(mod2(i)));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(c));  // 0: take d; all ones: keep s
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = d[i] ^ ((s[i] ^ d[i]) & mask);
+    return r;
+  }
+  __device__ __forceinline__ static mont_t lazy_sub(const mont_t& a, const mont_t& b) {
+    uint32_t d[N], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+    mont_t r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(d[0]), "r"(mod2(0) & mask));
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(mod2(i) & mask));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(mod2(N - 1) & mask));
+    return r;
+  }
+  __device__ __forceinline__ mont_t reduce_lazy() const {
+    mont_t r;
+    reduce_once(r.v, v);
+    return r;
+  }
+
  private:
+  // Limb i of 2p.
+  __host__ __device__ static constexpr uint32_t mod2(int i) {
+    return (P::mod(i) << 1) | (i > 0 ? P::mod(i - 1) >> 31 : 0u);
+  }
   // Limb i of p - 2.
   __device__ __forceinline__ static uint32_t exponent_limb(int i) {
     uint32_t borrow = 2;
@@ -318,6 +370,7 @@ struct __align__(16) mont_t {
   //   t' = t/2^32 = o + e[1..N]  (one add chain: the new e).
   // Bounds: t < 2p before a row, so t + a·b_i + m·p < 2p·2^32 ≤ 2^(32(N+1)) for both fields
   // (2p < 2^(32N)): e fits N+1 limbs, o·2^32 ≤ that sum gives o < 2^(32N), t' < 2p.
+  template <bool REDUCE = true>
   __device__ __forceinline__ static void mul_raw(uint32_t* out, const uint32_t* a, const uint32_t* b) {
     uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
@@ -337,7 +390,10 @@ struct __align__(16) mont_t {
       mad_odd(o, p, m);
       shift_row(e, o);
     }
-    reduce_once(out, e);  // t < 2p < 2^(32N)
+    if (REDUCE)
+      reduce_once(out, e);  // t < 2p < 2^(32N)
+    else
+      for (int j = 0; j < N; ++j) out[j] = e[j];
   }
 };
 

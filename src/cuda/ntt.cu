@@ -1,4 +1,5 @@
 #include <bit>
+#include <utility>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -58,6 +59,34 @@ __global__ void stage_twiddles_kernel(const fr_t* __restrict__ powers, unsigned 
 
 enum class Scale : int { None, Constant, CosetForward, CosetInverse };
 
+// Programmatic dependent launch (Hopper): a transform's kernels wait for their predecessor's
+// completion with griddepcontrol.wait, and let their successor be scheduled once every block
+// of theirs has started, so that its blocks take the slots the tail of this one leaves free
+// and its launch latency is hidden (2^20: −1.3 %, gpu-notes item 35). Without the launch
+// attribute (a plain <<<>>> launch) both are no-ops.
+__device__ __forceinline__ void wait_for_predecessor() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::size_t smem,
+            cudaStream_t stream, Args&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  SNARKPIPE_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
+}
+
 // Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
@@ -79,12 +108,14 @@ __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, 
     const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
     return fr_t::load(&W[(std::size_t(1) << (t0 + u)) + exponent]);
   };
+  const bool from_zero = t0 == 0;  // stage u = 0 of the transform has the twiddle 1
+  const auto add = fr_t::lazy_add, sub = fr_t::lazy_sub, mul = fr_t::lazy_mul;
   // Stages two at a time (radix 4: four elements in registers, three twiddles, four
   // multiplications): half the shared-memory round trips and barriers of radix 2.
   for (unsigned step = 0; step < s;) {
     if (step + 1 < s) {
       const unsigned u = DIT ? step : s - 2 - step;  // the lower stage of the pair
-      const bool first_pair = t0 == 0 && u == 0;     // uniform over the block
+      const bool first_pair = from_zero && u == 0;   // uniform over the block
       for (unsigned q = threadIdx.x; q < tile_n / 4; q += blockDim.x) {
         const unsigned l = q & (L - 1), bq = q >> log_L;
         const unsigned k = bq & ((1u << u) - 1), grp = bq >> u;
@@ -93,26 +124,28 @@ __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, 
         const fr_t w_lo = twiddle(k, u, l), w_a = twiddle(k, u + 1, l), w_b = twiddle(k + (1u << u), u + 1, l);
         fr_t x0 = fr_t::load(&tile[e0]), x1 = fr_t::load(&tile[e0 + h]);
         fr_t x2 = fr_t::load(&tile[e0 + 2 * h]), x3 = fr_t::load(&tile[e0 + 3 * h]);
+        // Values stay in [0, 2r) inside the tile (fr_t::lazy_*: no final subtraction in the
+        // multiplications); the twiddle is the multiplication's first operand, as lazy_mul needs.
         if (first_pair) {
           // Stages 0 and 1 of the whole transform: w_lo = w_a = 1, so one multiplication
           // (by the fourth root of unity w_b) instead of four.
           if (DIT) {
-            const fr_t y0 = x0 + x1, y1 = x0 - x1, y2 = x2 + x3, c3 = (x2 - x3) * w_b;
-            x0 = y0 + y2, x2 = y0 - y2, x1 = y1 + c3, x3 = y1 - c3;
+            const fr_t y0 = add(x0, x1), y1 = sub(x0, x1), y2 = add(x2, x3), c3 = mul(w_b, sub(x2, x3));
+            x0 = add(y0, y2), x2 = sub(y0, y2), x1 = add(y1, c3), x3 = sub(y1, c3);
           } else {
-            const fr_t y0 = x0 + x2, y2 = x0 - x2, y1 = x1 + x3, y3 = (x1 - x3) * w_b;
-            x0 = y0 + y1, x1 = y0 - y1, x2 = y2 + y3, x3 = y2 - y3;
+            const fr_t y0 = add(x0, x2), y2 = sub(x0, x2), y1 = add(x1, x3), y3 = mul(w_b, sub(x1, x3));
+            x0 = add(y0, y1), x1 = sub(y0, y1), x2 = add(y2, y3), x3 = sub(y2, y3);
           }
         } else if (DIT) {
           // stage u: (x0, x1), (x2, x3) by w_lo; stage u+1: (x0, x2) by w_a, (x1, x3) by w_b.
-          const fr_t b1 = x1 * w_lo, b3 = x3 * w_lo;
-          const fr_t y0 = x0 + b1, y1 = x0 - b1, y2 = x2 + b3, y3 = x2 - b3;
-          const fr_t c2 = y2 * w_a, c3 = y3 * w_b;
-          x0 = y0 + c2, x2 = y0 - c2, x1 = y1 + c3, x3 = y1 - c3;
+          const fr_t b1 = mul(w_lo, x1), b3 = mul(w_lo, x3);
+          const fr_t y0 = add(x0, b1), y1 = sub(x0, b1), y2 = add(x2, b3), y3 = sub(x2, b3);
+          const fr_t c2 = mul(w_a, y2), c3 = mul(w_b, y3);
+          x0 = add(y0, c2), x2 = sub(y0, c2), x1 = add(y1, c3), x3 = sub(y1, c3);
         } else {
           // stage u+1 first: (x0, x2) by w_a, (x1, x3) by w_b; then stage u by w_lo.
-          const fr_t y0 = x0 + x2, y2 = (x0 - x2) * w_a, y1 = x1 + x3, y3 = (x1 - x3) * w_b;
-          x0 = y0 + y1, x1 = (y0 - y1) * w_lo, x2 = y2 + y3, x3 = (y2 - y3) * w_lo;
+          const fr_t y0 = add(x0, x2), y2 = mul(w_a, sub(x0, x2)), y1 = add(x1, x3), y3 = mul(w_b, sub(x1, x3));
+          x0 = add(y0, y1), x1 = mul(w_lo, sub(y0, y1)), x2 = add(y2, y3), x3 = mul(w_lo, sub(y2, y3));
         }
         x0.store(&tile[e0]);
         x1.store(&tile[e0 + h]);
@@ -130,16 +163,16 @@ __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, 
         const fr_t w = twiddle(k, u, l);
         const fr_t a = fr_t::load(&tile[e0]);
         const fr_t b = fr_t::load(&tile[e1]);
-        if (t0 == 0 && u == 0) {  // stage 0: the twiddle is 1
-          (a + b).store(&tile[e0]);
-          (a - b).store(&tile[e1]);
+        if (from_zero && u == 0) {  // stage 0: the twiddle is 1
+          add(a, b).store(&tile[e0]);
+          sub(a, b).store(&tile[e1]);
         } else if (DIT) {
-          const fr_t bw = b * w;
-          (a + bw).store(&tile[e0]);
-          (a - bw).store(&tile[e1]);
+          const fr_t bw = mul(w, b);
+          add(a, bw).store(&tile[e0]);
+          sub(a, bw).store(&tile[e1]);
         } else {
-          (a + b).store(&tile[e0]);
-          ((a - b) * w).store(&tile[e1]);
+          add(a, b).store(&tile[e0]);
+          mul(w, sub(a, b)).store(&tile[e1]);
         }
       }
       step += 1;
@@ -148,23 +181,32 @@ __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, 
   }
 }
 
+// Global memory ↔ shared tile, element e at at(e). run_stages leaves its values in [0, 2r)
+// (lazy), so the store reduces them: what leaves a kernel is always in [0, r).
+template <class At>
+__device__ __forceinline__ void load_tile(fr_t* tile, unsigned tile_n, At at) {
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(at(e)).store(&tile[e]);
+}
+template <class At>
+__device__ __forceinline__ void store_tile(const fr_t* tile, unsigned tile_n, At at) {
+  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&tile[e]).reduce_lazy().store(at(e));
+}
+
 template <bool DIT>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
                               const fr_t* __restrict__ W) {
   extern __shared__ fr_t tile[];
+  wait_for_predecessor();
   const unsigned L = 1u << log_L;
   const unsigned tile_n = 1u << (s + log_L);
   const unsigned lo_shift = t0 - log_L;
   const unsigned hi = blockIdx.x >> lo_shift, lb = blockIdx.x & ((1u << lo_shift) - 1);
   const std::size_t base = (std::size_t(hi) << (t0 + s)) + (std::size_t(lb) << log_L);
-
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
-    fr_t::load(&src[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]).store(&tile[e]);
+  auto offset = [&](unsigned e) { return base + (std::size_t(e >> log_L) << t0) + (e & (L - 1)); };
+  load_tile(tile, tile_n, [&](unsigned e) { return &src[offset(e)]; });
   __syncthreads();
   run_stages<DIT>(tile, t0, s, log_L, lb, W);
-
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x)
-    fr_t::load(&tile[e]).store(&dst[base + (std::size_t(e >> log_L) << t0) + (e & (L - 1))]);
+  store_tile(tile, tile_n, [&](unsigned e) { return &dst[offset(e)]; });
 }
 
 // The first group of stages (t0 = 0: contiguous tiles of 2^s) with the transform's bit
@@ -181,36 +223,35 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
                                Scale mode, fr_t c, const fr_t* __restrict__ glo,
                                const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
+  wait_for_predecessor();
   const unsigned tile_n = 1u << s, rest = log_n - s;
   const uint32_t b = blockIdx.x;
   const uint32_t B = rest == 0 ? 0u : __brev(b) >> (32 - rest);
   const std::size_t base = std::size_t(B) << s;
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   auto scattered = [&](unsigned e) { return (std::size_t(__brev(e) >> (32 - s)) << rest) + b; };
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
-    if (DIT) {
+  // The coset factor g^i (or g^-i) of position i.
+  auto coset = [&](std::size_t i) { return fr_t::load(&glo[i & mask]) * fr_t::load(&ghi[i >> COSET_LO_BITS]); };
+  if (DIT) {
+    for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
       const std::size_t from = scattered(e);
       fr_t v = fr_t::load(&src[from]);
-      if (mode == Scale::CosetForward)
-        v *= fr_t::load(&glo[from & mask]) * fr_t::load(&ghi[from >> COSET_LO_BITS]);
+      if (mode == Scale::CosetForward) v *= coset(from);
       v.store(&tile[e]);
-    } else {
-      fr_t::load(&src[base + e]).store(&tile[e]);
     }
+  } else {
+    load_tile(tile, tile_n, [&](unsigned e) { return &src[base + e]; });
   }
   __syncthreads();
   run_stages<DIT>(tile, 0, s, 0, 0, W);
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
-    fr_t v = fr_t::load(&tile[e]);
-    if (DIT) {
-      v.store(&dst[base + e]);
-    } else {
-      const std::size_t to = scattered(e);
-      if (mode == Scale::Constant)
-        v *= c;
-      else if (mode == Scale::CosetInverse)
-        v *= (fr_t::load(&glo[to & mask]) * fr_t::load(&ghi[to >> COSET_LO_BITS])) * c;
-      v.store(&dst[to]);
+  if (DIT) {
+    store_tile(tile, tile_n, [&](unsigned e) { return &dst[base + e]; });
+  } else {
+    // The scale is the multiplication's first operand: the product of a lazy value by a
+    // reduced one, fully reduced (see mont_t::lazy_mul).
+    for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
+      const fr_t f = mode == Scale::CosetInverse ? coset(scattered(e)) * c : c;
+      (f * fr_t::load(&tile[e])).store(&dst[scattered(e)]);
     }
   }
 }
@@ -226,20 +267,21 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kern
     const fr_t* __restrict__ W_fwd, fr_t m_inv, const fr_t* __restrict__ glo,
     const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
+  wait_for_predecessor();
   const unsigned tile_n = 1u << s;
   const std::size_t base = std::size_t(blockIdx.x) << s;
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&src[base + e]).store(&tile[e]);
+  load_tile(tile, tile_n, [&](unsigned e) { return &src[base + e]; });
   __syncthreads();
   run_stages<false>(tile, 0, s, 0, 0, W_inv);
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t k = __brev(uint32_t(base + e)) >> (32 - log_n);  // the coefficient index
-    (fr_t::load(&tile[e]) * ((fr_t::load(&glo[k & mask]) * fr_t::load(&ghi[k >> COSET_LO_BITS])) * m_inv))
-        .store(&tile[e]);
+    (((fr_t::load(&glo[k & mask]) * fr_t::load(&ghi[k >> COSET_LO_BITS])) * m_inv) * fr_t::load(&tile[e]))
+        .store(&tile[e]);  // the reduced factor first (see the first group's inverse store)
   }
   __syncthreads();
   run_stages<true>(tile, 0, s, 0, 0, W_fwd);
-  for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&tile[e]).store(&dst[base + e]);
+  store_tile(tile, tile_n, [&](unsigned e) { return &dst[base + e]; });
 }
 
 struct StageGroup {
@@ -247,7 +289,9 @@ struct StageGroup {
 };
 
 // Groups in ascending stage order: the first up to TILE_LOG stages on contiguous tiles, the
-// rest split evenly into groups of at most TILE_LOG - MIN_LANE_LOG stages.
+// rest split evenly into groups of at most TILE_LOG - MIN_LANE_LOG stages, where two odd
+// groups then trade a stage (5 + 5 → 6 + 4): run_stages takes stages two at a time, and an odd
+// group's last single stage costs a whole shared-memory round trip and barrier.
 std::vector<StageGroup> plan_groups(unsigned log_n) {
   std::vector<StageGroup> g;
   const unsigned s1 = std::min(log_n, TILE_LOG);
@@ -256,9 +300,18 @@ std::vector<StageGroup> plan_groups(unsigned log_n) {
   if (rest == 0) return g;
   const unsigned per = TILE_LOG - MIN_LANE_LOG;
   const unsigned count = (rest + per - 1) / per;
-  unsigned t0 = s1;
+  std::vector<unsigned> sizes(count);
+  for (unsigned i = 0; i < count; ++i) sizes[i] = rest / count + (i < rest % count ? 1 : 0);
   for (unsigned i = 0; i < count; ++i) {
-    const unsigned s = rest / count + (i < rest % count ? 1 : 0);
+    if (sizes[i] % 2 == 0 || sizes[i] + 1 > per) continue;
+    for (unsigned j = i + 1; j < count; ++j)
+      if (sizes[j] % 2 == 1) {
+        ++sizes[i], --sizes[j];
+        break;
+      }
+  }
+  unsigned t0 = s1;
+  for (unsigned s : sizes) {
     g.push_back({t0, s, TILE_LOG - s});
     t0 += s;
   }
@@ -301,11 +354,8 @@ struct GpuNtt::Impl {
     const unsigned tile_n = 1u << (g.s + g.log_L);
     const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
     const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    if (forward)
-      stages_kernel<true><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_fwd.as<fr_t>());
-    else
-      stages_kernel<false><<<blocks, threads, smem, stream>>>(src, dst, g.t0, g.s, g.log_L, w_inv.as<fr_t>());
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    launch(forward ? stages_kernel<true> : stages_kernel<false>, blocks, threads, smem, stream, src, dst, g.t0,
+           g.s, g.log_L, (forward ? w_fwd : w_inv).as<fr_t>());
   }
   ~Impl() {
     if (stream) cudaStreamDestroy(stream);
@@ -409,20 +459,16 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
   const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
   const bool one_group = groups.size() == 1;
   if (forward) {
-    first_stages_bitrev_kernel<true><<<blocks, threads, smem, m.stream>>>(
-        x, one_group ? x : t, log_n, groups[0].s, m.w_fwd.as<fr_t>(),
-        kind == Kind::CosetForward ? Scale::CosetForward : Scale::None, to_device(Fr::one()), m.g_lo.as<fr_t>(),
-        m.g_hi.as<fr_t>());
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    launch(first_stages_bitrev_kernel<true>, blocks, threads, smem, m.stream, x, one_group ? x : t, log_n,
+           groups[0].s, m.w_fwd.as<fr_t>(), kind == Kind::CosetForward ? Scale::CosetForward : Scale::None,
+           to_device(Fr::one()), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
     for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 1 ? t : x, x);
   } else {
     for (std::size_t i = groups.size(); i-- > 1;)
       m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
-    first_stages_bitrev_kernel<false><<<blocks, threads, smem, m.stream>>>(
-        one_group ? x : t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
-        kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant, to_device(m.m_inv[log_n]),
-        m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    launch(first_stages_bitrev_kernel<false>, blocks, threads, smem, m.stream, one_group ? x : t, x, log_n,
+           groups[0].s, m.w_inv.as<fr_t>(), kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant,
+           to_device(m.m_inv[log_n]), m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
   }
 }
 
@@ -439,11 +485,9 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n) {
   for (std::size_t i = groups.size(); i-- > 1;)
     m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
   const unsigned tile_n = 1u << groups[0].s;
-  to_coset_middle_kernel<<<unsigned(n / tile_n), threads_for_tile(tile_n), std::size_t(tile_n) * sizeof(fr_t),
-                           m.stream>>>(groups.size() == 1 ? x : t, x, log_n, groups[0].s, m.w_inv.as<fr_t>(),
-                                       m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(),
-                                       m.g_hi.as<fr_t>());
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  launch(to_coset_middle_kernel, unsigned(n / tile_n), threads_for_tile(tile_n),
+         std::size_t(tile_n) * sizeof(fr_t), m.stream, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
+         m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
   for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, x, x);
 }
 
