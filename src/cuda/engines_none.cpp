@@ -39,11 +39,11 @@ int usable_device_count() { return 0; }
 struct GpuNtt::Impl {};
 GpuNtt::GpuNtt(unsigned, int) { not_built("GpuNtt"); }
 GpuNtt::~GpuNtt() = default;
-void GpuNtt::ntt(ff::Fr*, unsigned) { not_built("GpuNtt::ntt"); }
-void GpuNtt::intt(ff::Fr*, unsigned) { not_built("GpuNtt::intt"); }
-void GpuNtt::coset_ntt(ff::Fr*, unsigned) { not_built("GpuNtt::coset_ntt"); }
-void GpuNtt::icoset_ntt(ff::Fr*, unsigned) { not_built("GpuNtt::icoset_ntt"); }
-void GpuNtt::coset_from_evaluations(ff::Fr*, unsigned) { not_built("GpuNtt::coset_from_evaluations"); }
+void GpuNtt::ntt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::ntt"); }
+void GpuNtt::intt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::intt"); }
+void GpuNtt::coset_ntt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::coset_ntt"); }
+void GpuNtt::icoset_ntt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::icoset_ntt"); }
+void GpuNtt::coset_from_evaluations(ff::Fr*, unsigned, void*) { not_built("GpuNtt::coset_from_evaluations"); }
 void* GpuNtt::stream() const { not_built("GpuNtt::stream"); }
 BufferPool& GpuNtt::pool() { not_built("GpuNtt::pool"); }
 

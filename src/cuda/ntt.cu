@@ -1,4 +1,6 @@
 #include <bit>
+#include <map>
+#include <mutex>
 #include <utility>
 #include <cstring>
 #include <stdexcept>
@@ -24,7 +26,8 @@ constexpr unsigned TILE_LOG = 10;
 constexpr unsigned MIN_LANE_LOG = 1;
 // Blocks of 256 threads held per SM: 3 caps the stage kernels at 85 registers (a few bytes of
 // spills) so that a block's loads and stores overlap two others' arithmetic; measured 7 %
-// faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/gpu-notes, session 3).
+// faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/gpu-notes, session 3); 4 blocks
+// (64 registers, 80-230 bytes of spills) measured the same (item 39).
 constexpr int STAGE_BLOCKS_PER_SM = 3;
 // Coset powers g^i = G_lo[i mod 2^COSET_LO_BITS] · G_hi[i >> COSET_LO_BITS].
 constexpr unsigned COSET_LO_BITS = 12;
@@ -209,34 +212,41 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
   store_tile(tile, tile_n, [&](unsigned e) { return &dst[offset(e)]; });
 }
 
-// The first group of stages (t0 = 0: contiguous tiles of 2^s) with the transform's bit
-// reversal folded into its memory side, so that natural order in and out costs no separate
-// permutation pass. Block b holds tile B = rev(b) (over log_n − s bits), whose element e is
-// logical position j = B·2^s + e, stored at rev(j) = rev_s(e)·2^(log_n−s) + b:
+// The first group of stages (t0 = 0: contiguous tiles of 2^s). With `permute`, the
+// transform's bit reversal is folded into its memory side, so that natural order in and out
+// costs no separate permutation pass: block b holds tile B = rev(b) (over log_n − s bits),
+// whose element e is logical position j = B·2^s + e, stored at rev(j) = rev_s(e)·2^(log_n−s) + b:
 //   DIT (forward): tile[e] = src[rev(j)] (times g^rev(j) for a coset), out to dst[j];
 //   DIF (inverse): tile[e] = src[j], out to dst[rev(j)] times c (m^-1), or c·g^-rev(j).
 // A warp's 32 accesses are 32-byte sectors 2^(log_n−s) elements apart, but blocks b, b+1, ...
 // run together and touch the neighbouring sectors of the same lines, which L2 then serves.
+// Without `permute`, block b holds tile b in place (bit-reversed input for DIT, bit-reversed
+// output for DIF): position j then holds coefficient rev(j), which the coset factors follow.
 template <bool DIT>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
-    first_stages_bitrev_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W,
-                               Scale mode, fr_t c, const fr_t* __restrict__ glo,
-                               const fr_t* __restrict__ ghi) {
+    first_stages_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W,
+                        Scale mode, fr_t c, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi,
+                        bool permute) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned tile_n = 1u << s, rest = log_n - s;
   const uint32_t b = blockIdx.x;
-  const uint32_t B = rest == 0 ? 0u : __brev(b) >> (32 - rest);
+  const uint32_t B = !permute || rest == 0 ? b : __brev(b) >> (32 - rest);
   const std::size_t base = std::size_t(B) << s;
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
-  auto scattered = [&](unsigned e) { return (std::size_t(__brev(e) >> (32 - s)) << rest) + b; };
-  // The coset factor g^i (or g^-i) of position i.
+  // Where element e lives outside the tile, and which coefficient sits there.
+  auto outside = [&](unsigned e) {
+    return permute ? (std::size_t(__brev(e) >> (32 - s)) << rest) + b : base + e;
+  };
+  auto coefficient = [&](unsigned e) {
+    return permute ? outside(e) : std::size_t(__brev(uint32_t(base + e)) >> (32 - log_n));
+  };
+  // The coset factor g^i (or g^-i) of coefficient i.
   auto coset = [&](std::size_t i) { return fr_t::load(&glo[i & mask]) * fr_t::load(&ghi[i >> COSET_LO_BITS]); };
   if (DIT) {
     for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
-      const std::size_t from = scattered(e);
-      fr_t v = fr_t::load(&src[from]);
-      if (mode == Scale::CosetForward) v *= coset(from);
+      fr_t v = fr_t::load(&src[outside(e)]);
+      if (mode == Scale::CosetForward) v *= coset(coefficient(e));
       v.store(&tile[e]);
     }
   } else {
@@ -246,13 +256,39 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
   run_stages<DIT>(tile, 0, s, 0, 0, W);
   if (DIT) {
     store_tile(tile, tile_n, [&](unsigned e) { return &dst[base + e]; });
+  } else if (mode == Scale::None) {
+    store_tile(tile, tile_n, [&](unsigned e) { return &dst[outside(e)]; });
   } else {
     // The scale is the multiplication's first operand: the product of a lazy value by a
     // reduced one, fully reduced (see mont_t::lazy_mul).
     for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
-      const fr_t f = mode == Scale::CosetInverse ? coset(scattered(e)) * c : c;
-      (f * fr_t::load(&tile[e])).store(&dst[scattered(e)]);
+      const fr_t f = mode == Scale::CosetInverse ? coset(coefficient(e)) * c : c;
+      (f * fr_t::load(&tile[e])).store(&dst[outside(e)]);
     }
+  }
+}
+
+// x[i] *= c·g^i (CosetForward, c = 1) or c·g^-i (CosetInverse) or c (Constant), for the
+// orderings whose scaling cannot ride on the first group's memory side.
+__global__ void scale_kernel(fr_t* x, std::size_t n, Scale mode, fr_t c, const fr_t* __restrict__ glo,
+                             const fr_t* __restrict__ ghi) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
+  fr_t f = c;
+  if (mode != Scale::Constant) f = (fr_t::load(&glo[i & mask]) * fr_t::load(&ghi[i >> COSET_LO_BITS])) * c;
+  (f * fr_t::load(&x[i])).store(&x[i]);
+}
+
+// In-place bit-reversal permutation over log_n bits (bit-reversed in and out only).
+__global__ void bit_reverse_kernel(fr_t* x, std::size_t n, unsigned log_n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::size_t j = __brev(uint32_t(i)) >> (32 - log_n);
+  if (i < j) {
+    const fr_t a = fr_t::load(&x[i]), b = fr_t::load(&x[j]);
+    b.store(&x[i]);
+    a.store(&x[j]);
   }
 }
 
@@ -330,33 +366,42 @@ struct GpuNtt::Impl {
   int device;
   unsigned max_log;
   BufferPool pool;  // declared before the buffers it hands out
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;  // the default stream of the engine's transforms
   DeviceBuffer w_fwd, w_inv;        // every stage's twiddles (ω or ω^-1), N entries (see run_stages)
   DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;  // coset powers g^i, g^-i in two factors
   std::vector<Fr> m_inv;            // m^-1 for m = 2^k, k <= max_log
-  DeviceBuffer scratch;             // the out-of-place half of each transform; used on `stream` only
+  // The out-of-place half of each transform, one per stream that has run one (a transform
+  // uses its stream's scratch only, so transforms on different streams can be in flight
+  // together; they share the twiddle tables).
+  std::mutex scratch_mu;
+  std::map<cudaStream_t, DeviceBuffer> scratch;
   PinnedBuffer staging;
 
   Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
 
-  // The out-of-place half of an n-element transform (grown when a larger size comes).
-  fr_t* scratch_for(std::size_t n) {
-    if (scratch.capacity() < n * sizeof(Fr)) {
-      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the old scratch may be in use
-      scratch.reset();
-      scratch = pool.acquire(n * sizeof(Fr));
+  // st's scratch for an n-element transform (grown when a larger size comes).
+  fr_t* scratch_for(std::size_t n, cudaStream_t st) {
+    std::lock_guard lock(scratch_mu);
+    DeviceBuffer& b = scratch[st];
+    if (b.capacity() < n * sizeof(Fr)) {
+      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));  // the old scratch may be in use
+      b.reset();
+      b = pool.acquire(n * sizeof(Fr));
     }
-    return scratch.as<fr_t>();
+    return b.as<fr_t>();
   }
 
-  // One group of stages of an n-element transform, src → dst, on the stream.
-  void launch_group(bool forward, const StageGroup& g, std::size_t n, const fr_t* src, fr_t* dst) {
+  // One group of stages of an n-element transform, src → dst, on st: DIT (ascending
+  // stages) or DIF (descending), with the twiddles W (ω or ω^-1).
+  void launch_group(bool dit, const fr_t* W, const StageGroup& g, std::size_t n, const fr_t* src, fr_t* dst,
+                    cudaStream_t st) {
     const unsigned tile_n = 1u << (g.s + g.log_L);
     const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
     const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    launch(forward ? stages_kernel<true> : stages_kernel<false>, blocks, threads, smem, stream, src, dst, g.t0,
-           g.s, g.log_L, (forward ? w_fwd : w_inv).as<fr_t>());
+    launch(dit ? stages_kernel<true> : stages_kernel<false>, blocks, threads, smem, st, src, dst, g.t0, g.s, g.log_L,
+           W);
   }
+
   ~Impl() {
     if (stream) cudaStreamDestroy(stream);
   }
@@ -436,62 +481,86 @@ void* GpuNtt::stream() const { return impl_->stream; }
 BufferPool& GpuNtt::pool() { return impl_->pool; }
 void GpuNtt::synchronize() { SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
 
-void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n) {
+void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, void* stream) {
   Impl& m = *impl_;
   if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
   if (log_n == 0) {
-    // One element: every transform is the identity (m^-1 = g^0 = 1).
+    // One element: every transform is the identity (m^-1 = g^0 = 1), in either order.
     return;
   }
-  if (kind == Kind::ToCoset) return coset_from_evaluations(d_values, log_n);
+  const cudaStream_t st = stream ? cudaStream_t(stream) : m.stream;
+  if (kind == Kind::ToCoset) return coset_from_evaluations(d_values, log_n, st);  // natural order only
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
   fr_t* x = reinterpret_cast<fr_t*>(d_values);
-  fr_t* t = m.scratch_for(n);
+  fr_t* t = m.scratch_for(n, st);
   const std::vector<StageGroup> groups = plan_groups(log_n);
   const bool forward = kind == Kind::Forward || kind == Kind::CosetForward;
+  const bool coset = kind == Kind::CosetForward || kind == Kind::CosetInverse;
+  const fr_t* W = (forward ? m.w_fwd : m.w_inv).as<fr_t>();
+  const fr_t* glo = (forward ? m.g_lo : m.gi_lo).as<fr_t>();
+  const fr_t* ghi = (forward ? m.g_hi : m.gi_hi).as<fr_t>();
+  const fr_t one = to_device(Fr::one()), m_inv = to_device(m.m_inv[log_n]);
+  auto scale = [&](Scale mode, fr_t c) {
+    scale_kernel<<<blocks_for(n, 256), 256, 0, st>>>(x, n, mode, c, glo, ghi);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  };
+  if (in == Order::BitReversed && out == Order::BitReversed) {
+    // Back to natural order, then the natural-in, bit-reversed-out transform.
+    bit_reverse_kernel<<<blocks_for(n, 256), 256, 0, st>>>(x, n, log_n);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    in = Order::Natural;
+  }
 
-  // The first group carries the bit reversal (first_stages_bitrev_kernel): no permutation
-  // pass. With one group its single block holds the whole transform in shared memory, so it
-  // works in place.
+  // Decimation in time wants bit-reversed input and gives natural output; in frequency the
+  // reverse. Natural in and out folds the permutation into the first group's memory side
+  // (first_stages_kernel), so the only extra passes are the bit-reversed-in-and-out
+  // permutation above and, where the ordering puts the scaled end on a later group, one
+  // scaling pass (forward coset into DIF, inverse out of DIT).
   const unsigned tile_n = 1u << groups[0].s;
   const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
   const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
   const bool one_group = groups.size() == 1;
-  if (forward) {
-    launch(first_stages_bitrev_kernel<true>, blocks, threads, smem, m.stream, x, one_group ? x : t, log_n,
-           groups[0].s, m.w_fwd.as<fr_t>(), kind == Kind::CosetForward ? Scale::CosetForward : Scale::None,
-           to_device(Fr::one()), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
-    for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, i == 1 ? t : x, x);
+  const bool dit = forward ? out == Order::Natural : in == Order::BitReversed;
+  if (dit) {
+    // Forward (N, N) or (R, N); inverse (R, N), scaled afterwards.
+    const Scale mode = forward && coset ? Scale::CosetForward : Scale::None;
+    launch(first_stages_kernel<true>, blocks, threads, smem, st, x, one_group ? x : t, log_n, groups[0].s, W, mode,
+           one, glo, ghi, in == Order::Natural);
+    for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, W, groups[i], n, i == 1 ? t : x, x, st);
+    if (!forward) scale(coset ? Scale::CosetInverse : Scale::Constant, m_inv);
   } else {
+    // Inverse (N, N) or (N, R); forward (N, R), its coset factors applied first.
+    if (forward && coset) scale(Scale::CosetForward, one);
     for (std::size_t i = groups.size(); i-- > 1;)
-      m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
-    launch(first_stages_bitrev_kernel<false>, blocks, threads, smem, m.stream, one_group ? x : t, x, log_n,
-           groups[0].s, m.w_inv.as<fr_t>(), kind == Kind::CosetInverse ? Scale::CosetInverse : Scale::Constant,
-           to_device(m.m_inv[log_n]), m.gi_lo.as<fr_t>(), m.gi_hi.as<fr_t>());
+      m.launch_group(false, W, groups[i], n, i + 1 == groups.size() ? x : t, t, st);
+    const Scale mode = forward ? Scale::None : coset ? Scale::CosetInverse : Scale::Constant;
+    launch(first_stages_kernel<false>, blocks, threads, smem, st, one_group ? x : t, x, log_n, groups[0].s, W, mode,
+           m_inv, glo, ghi, out == Order::Natural);
   }
 }
 
-void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n) {
+void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n, void* stream) {
   Impl& m = *impl_;
+  const cudaStream_t st = stream ? cudaStream_t(stream) : m.stream;
   if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
   if (log_n == 0) return;  // m^-1 = g^0 = 1
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
   fr_t* x = reinterpret_cast<fr_t*>(d_values);
-  fr_t* t = m.scratch_for(n);
+  fr_t* t = m.scratch_for(n, st);
   const std::vector<StageGroup> groups = plan_groups(log_n);
   // The inverse's groups above the first (x → t), the middle (t → x), the forward's (x → x).
   for (std::size_t i = groups.size(); i-- > 1;)
-    m.launch_group(false, groups[i], n, i + 1 == groups.size() ? x : t, t);
+    m.launch_group(false, m.w_inv.as<fr_t>(), groups[i], n, i + 1 == groups.size() ? x : t, t, st);
   const unsigned tile_n = 1u << groups[0].s;
   launch(to_coset_middle_kernel, unsigned(n / tile_n), threads_for_tile(tile_n),
-         std::size_t(tile_n) * sizeof(fr_t), m.stream, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
+         std::size_t(tile_n) * sizeof(fr_t), st, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
          m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
-  for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, groups[i], n, x, x);
+  for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, m.w_fwd.as<fr_t>(), groups[i], n, x, x, st);
 }
 
-void GpuNtt::run_host(Kind kind, std::span<Fr> values) {
+void GpuNtt::run_host(Kind kind, std::span<Fr> values, Order in, Order out) {
   Impl& m = *impl_;
   const std::size_t n = values.size();
   if (n == 0 || (n & (n - 1)) != 0) throw std::invalid_argument("GpuNtt: size must be a power of two");
@@ -503,20 +572,26 @@ void GpuNtt::run_host(Kind kind, std::span<Fr> values) {
   m.staging.reserve(bytes);
   std::memcpy(m.staging.data(), values.data(), bytes);
   SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d.data(), m.staging.data(), bytes, cudaMemcpyHostToDevice, m.stream));
-  run(kind, d.as<Fr>(), log_n);
+  run(kind, d.as<Fr>(), log_n, in, out, nullptr);
   SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(m.staging.data(), d.data(), bytes, cudaMemcpyDeviceToHost, m.stream));
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   std::memcpy(values.data(), m.staging.data(), bytes);
 }
 
-void GpuNtt::ntt(Fr* d, unsigned log_n) { run(Kind::Forward, d, log_n); }
-void GpuNtt::intt(Fr* d, unsigned log_n) { run(Kind::Inverse, d, log_n); }
-void GpuNtt::coset_ntt(Fr* d, unsigned log_n) { run(Kind::CosetForward, d, log_n); }
-void GpuNtt::icoset_ntt(Fr* d, unsigned log_n) { run(Kind::CosetInverse, d, log_n); }
-void GpuNtt::ntt(std::span<Fr> v) { run_host(Kind::Forward, v); }
-void GpuNtt::intt(std::span<Fr> v) { run_host(Kind::Inverse, v); }
-void GpuNtt::coset_ntt(std::span<Fr> v) { run_host(Kind::CosetForward, v); }
-void GpuNtt::icoset_ntt(std::span<Fr> v) { run_host(Kind::CosetInverse, v); }
-void GpuNtt::coset_from_evaluations(std::span<Fr> v) { run_host(Kind::ToCoset, v); }
+void GpuNtt::ntt(Fr* d, unsigned log_n, Order in, Order out, void* st) { run(Kind::Forward, d, log_n, in, out, st); }
+void GpuNtt::intt(Fr* d, unsigned log_n, Order in, Order out, void* st) { run(Kind::Inverse, d, log_n, in, out, st); }
+void GpuNtt::coset_ntt(Fr* d, unsigned log_n, Order in, Order out, void* st) {
+  run(Kind::CosetForward, d, log_n, in, out, st);
+}
+void GpuNtt::icoset_ntt(Fr* d, unsigned log_n, Order in, Order out, void* st) {
+  run(Kind::CosetInverse, d, log_n, in, out, st);
+}
+void GpuNtt::ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::Forward, v, in, out); }
+void GpuNtt::intt(std::span<Fr> v, Order in, Order out) { run_host(Kind::Inverse, v, in, out); }
+void GpuNtt::coset_ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::CosetForward, v, in, out); }
+void GpuNtt::icoset_ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::CosetInverse, v, in, out); }
+void GpuNtt::coset_from_evaluations(std::span<Fr> v) {
+  run_host(Kind::ToCoset, v, Order::Natural, Order::Natural);
+}
 
 }  // namespace snarkpipe::cuda

@@ -1,18 +1,23 @@
-// Number-theoretic transforms over Fr on the GPU, the same functions as src/poly/ntt.hpp
-// with natural order in and out:
+// Number-theoretic transforms over Fr on the GPU, the same functions as src/poly/ntt.hpp,
+// natural or bit-reversed order in and out (poly::Order; natural by default):
 //   ntt:         A_j = Σ_i a_i·ω^(ij)                 coefficients → evaluations a(ω^j)
 //   intt:        a_i = m^-1 · Σ_j A_j·ω^(-ij)
 //   coset_ntt:   A_j = Σ_i (a_i·g^i)·ω^(ij)           evaluations on g·H, g = 7
 //   icoset_ntt:  a_i = g^-i · m^-1 · Σ_j A_j·ω^(-ij)
-// bit for bit equal to the CPU's for every size 2^0 .. 2^max_log_n.
+// bit for bit equal to the CPU's for every size 2^0 .. 2^max_log_n and every ordering.
 //
-// How: forward transforms are a bit-reversal permutation (which also multiplies by g^i for
-// the coset) and then decimation-in-time radix-2 stages; inverse transforms are
-// decimation-in-frequency stages and then the permutation (which multiplies by m^-1, and
-// g^-i for the coset). The stages run in groups of up to 10 per kernel launch on tiles held
-// in shared memory: log m stages take ⌈log m / 10⌉-ish passes over memory instead of log m.
-// Twiddles ω_N^i (i < N/2, N = 2^max_log_n) and their inverses are computed once, on the
-// device, when the engine is built; one table serves every smaller size.
+// How: decimation-in-time stages (bit-reversed in, natural out) or decimation-in-frequency
+// stages (natural in, bit-reversed out), in groups of up to 10 per kernel launch on tiles
+// held in shared memory, so log m stages take ⌈log m / 10⌉-ish passes over memory. Natural
+// order in and out folds the bit reversal into the first group's loads or stores (and the
+// coset and m^-1 scalings with it): no permutation pass. Bit-reversed in and out costs one
+// permutation pass; orderings that put a scaled end on a later group cost one scaling pass.
+// Twiddles for every stage (ω and ω^-1, N = 2^max_log_n entries each) are computed once, on
+// the device, when the engine is built; one table serves every smaller size.
+//
+// Streams: each call runs asynchronously on the given stream (a cudaStream_t; null: the
+// engine's own, stream()). Every stream that has run a transform keeps its own scratch
+// buffer, so transforms on different streams can be in flight together, sharing the tables.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +26,7 @@
 
 #include "cuda/memory.hpp"
 #include "ff/fields.hpp"
+#include "poly/ntt.hpp"
 
 namespace snarkpipe::cuda {
 
@@ -37,21 +43,27 @@ class GpuNtt {
 
   unsigned max_log_n() const;
 
-  // In place on 2^log_n elements already on the device, asynchronous on stream().
-  void ntt(ff::Fr* d_values, unsigned log_n);
-  void intt(ff::Fr* d_values, unsigned log_n);
-  void coset_ntt(ff::Fr* d_values, unsigned log_n);
-  void icoset_ntt(ff::Fr* d_values, unsigned log_n);
-  // coset_ntt(intt(x)), evaluations on H to evaluations on gH, in two fewer passes over
-  // memory and without the two bit-reversal permutations (the H computation's step).
-  void coset_from_evaluations(ff::Fr* d_values, unsigned log_n);
+  using Order = poly::Order;
+
+  // In place on 2^log_n elements already on the device, asynchronous on `stream`.
+  void ntt(ff::Fr* d_values, unsigned log_n, Order in = Order::Natural, Order out = Order::Natural,
+           void* stream = nullptr);
+  void intt(ff::Fr* d_values, unsigned log_n, Order in = Order::Natural, Order out = Order::Natural,
+            void* stream = nullptr);
+  void coset_ntt(ff::Fr* d_values, unsigned log_n, Order in = Order::Natural, Order out = Order::Natural,
+                 void* stream = nullptr);
+  void icoset_ntt(ff::Fr* d_values, unsigned log_n, Order in = Order::Natural, Order out = Order::Natural,
+                  void* stream = nullptr);
+  // coset_ntt(intt(x)), evaluations on H to evaluations on gH (natural order), in two fewer
+  // passes over memory and without the two bit-reversal permutations (the H computation's step).
+  void coset_from_evaluations(ff::Fr* d_values, unsigned log_n, void* stream = nullptr);
 
   // Host data, copied in and out through pinned staging; returns when done. The size must
   // be a power of two no larger than 2^max_log_n (std::invalid_argument otherwise).
-  void ntt(std::span<ff::Fr> values);
-  void intt(std::span<ff::Fr> values);
-  void coset_ntt(std::span<ff::Fr> values);
-  void icoset_ntt(std::span<ff::Fr> values);
+  void ntt(std::span<ff::Fr> values, Order in = Order::Natural, Order out = Order::Natural);
+  void intt(std::span<ff::Fr> values, Order in = Order::Natural, Order out = Order::Natural);
+  void coset_ntt(std::span<ff::Fr> values, Order in = Order::Natural, Order out = Order::Natural);
+  void icoset_ntt(std::span<ff::Fr> values, Order in = Order::Natural, Order out = Order::Natural);
   void coset_from_evaluations(std::span<ff::Fr> values);
 
   // The engine's stream (a cudaStream_t) and pool.
@@ -62,8 +74,8 @@ class GpuNtt {
  private:
   struct Impl;
   enum class Kind { Forward, Inverse, CosetForward, CosetInverse, ToCoset };
-  void run(Kind kind, ff::Fr* d_values, unsigned log_n);
-  void run_host(Kind kind, std::span<ff::Fr> values);
+  void run(Kind kind, ff::Fr* d_values, unsigned log_n, Order in, Order out, void* stream);
+  void run_host(Kind kind, std::span<ff::Fr> values, Order in, Order out);
   std::unique_ptr<Impl> impl_;
 };
 

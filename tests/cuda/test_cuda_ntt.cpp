@@ -1,8 +1,12 @@
 // The GPU NTT against the CPU's (src/poly/ntt.hpp), bit for bit, at every size 2^0..2^16
-// and at 2^18 and 2^20, for the four transforms and the fused intt + coset_ntt; round trips;
-// a direct evaluation.
+// and at 2^18 and 2^20, for the four transforms in the four orderings (natural or
+// bit-reversed in and out) and the fused intt + coset_ntt; round trips; a direct evaluation;
+// transforms in flight on several streams at once.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+
+#include <utility>
 #include <vector>
 
 #include "cuda/ntt.hpp"
@@ -30,19 +34,27 @@ void check_size(cuda::GpuNtt& gpu, SeededRng& rng, unsigned log_n) {
   struct Case {
     const char* name;
     CpuFn cpu;
-    void (cuda::GpuNtt::*gpu)(std::span<Fr>);
+    void (cuda::GpuNtt::*gpu)(std::span<Fr>, poly::Order, poly::Order);
   };
+  using poly::Order;
+  const std::pair<Order, Order> orders[] = {{Order::Natural, Order::Natural},
+                                            {Order::BitReversed, Order::Natural},
+                                            {Order::Natural, Order::BitReversed},
+                                            {Order::BitReversed, Order::BitReversed}};
   const Case cases[] = {{"ntt", poly::ntt, &cuda::GpuNtt::ntt},
                         {"intt", poly::intt, &cuda::GpuNtt::intt},
                         {"coset_ntt", poly::coset_ntt, &cuda::GpuNtt::coset_ntt},
                         {"icoset_ntt", poly::icoset_ntt, &cuda::GpuNtt::icoset_ntt}};
-  for (const Case& c : cases) {
-    const std::vector<Fr> x = random_vector(rng, n);
-    std::vector<Fr> expect = x, got = x;
-    c.cpu(expect, dom, poly::Order::Natural, poly::Order::Natural);
-    (gpu.*c.gpu)(got);
-    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expect[i]) << c.name << " 2^" << log_n << " at " << i;
-  }
+  for (const Case& c : cases)
+    for (const auto& [in, out] : orders) {
+      const std::vector<Fr> x = random_vector(rng, n);
+      std::vector<Fr> expect = x, got = x;
+      c.cpu(expect, dom, in, out);
+      (gpu.*c.gpu)(got, in, out);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], expect[i]) << c.name << " 2^" << log_n << " in " << (in == Order::Natural ? "N" : "R")
+                                     << " out " << (out == Order::Natural ? "N" : "R") << " at " << i;
+    }
   // The fused evaluations → coset evaluations step against the CPU's intt, then coset_ntt.
   const std::vector<Fr> x = random_vector(rng, n);
   std::vector<Fr> expect = x, got = x;
@@ -91,6 +103,44 @@ TEST(CudaNtt, RoundTripsOnDevice) {
   gpu.intt(w);
   gpu.coset_ntt(w);
   EXPECT_EQ(z, w);
+}
+
+TEST(CudaNtt, TransformsInFlightOnSeveralStreams) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_streams"));
+  const unsigned log_n = 17;  // two stage groups: each stream needs its own scratch
+  const std::size_t n = std::size_t(1) << log_n;
+  const poly::EvaluationDomain dom(log_n);
+  cuda::GpuNtt gpu(log_n);
+  constexpr int K = 4;
+  cudaStream_t streams[K];
+  Fr* d[K];
+  std::vector<Fr> x[K], expect[K];
+  for (int k = 0; k < K; ++k) {
+    ASSERT_EQ(cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&d[k], n * sizeof(Fr)), cudaSuccess);
+    x[k] = expect[k] = random_vector(rng, n);
+    ASSERT_EQ(cudaMemcpy(d[k], x[k].data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  // Enqueued without waiting in between; stream k runs k+1 transforms back to back.
+  for (int round = 0; round < K; ++round)
+    for (int k = round; k < K; ++k) {
+      if (round % 2 == 0) {
+        gpu.coset_ntt(d[k], log_n, poly::Order::Natural, poly::Order::Natural, streams[k]);
+        poly::coset_ntt(expect[k], dom, poly::Order::Natural, poly::Order::Natural);
+      } else {
+        gpu.intt(d[k], log_n, poly::Order::Natural, poly::Order::BitReversed, streams[k]);
+        poly::intt(expect[k], dom, poly::Order::Natural, poly::Order::BitReversed);
+      }
+    }
+  for (int k = 0; k < K; ++k) {
+    ASSERT_EQ(cudaStreamSynchronize(streams[k]), cudaSuccess);
+    std::vector<Fr> got(n);
+    ASSERT_EQ(cudaMemcpy(got.data(), d[k], n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(got, expect[k]) << "stream " << k;
+    cudaFree(d[k]);
+    cudaStreamDestroy(streams[k]);
+  }
 }
 
 TEST(CudaNtt, ForwardEqualsDirectEvaluation) {
