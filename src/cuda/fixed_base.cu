@@ -6,6 +6,7 @@
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 #include "cuda/memory.hpp"
+#include "cuda/to_affine.cuh"
 #include "ec/scalar_mul.hpp"
 
 namespace snarkpipe::cuda {
@@ -15,7 +16,6 @@ namespace {
 constexpr unsigned DIGIT_BITS = 12;
 constexpr unsigned DIGITS = (255 + DIGIT_BITS - 1) / DIGIT_BITS;  // r < 2^255
 constexpr unsigned PER_DIGIT = (1u << DIGIT_BITS) - 1;           // entries d = 1 .. 2^12 - 1
-constexpr unsigned CHUNK = 32;                                   // points per inversion
 constexpr std::size_t BATCH = std::size_t(1) << 22;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
@@ -36,36 +36,6 @@ __global__ void __launch_bounds__(128) fixed_base_kernel(const fr_t* __restrict_
     if (d) acc = acc.add_affine_inline(affine_t<F>::load(&table[j * PER_DIGIT + d - 1]));
   }
   acc.store(&out[i]);
-}
-
-// One thread per CHUNK points: u_i = 1/ZZZ_i by one inversion (prefix products kept in the
-// output's y slots), then x = X·ZZ²·u², y = Y·u; the identity becomes (0, 0).
-template <class F>
-__global__ void __launch_bounds__(128) to_affine_kernel(const xyzz_t<F>* __restrict__ in, std::size_t n,
-                                                        affine_t<F>* __restrict__ out) {
-  const std::size_t first = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * CHUNK;
-  if (first >= n) return;
-  const std::size_t last = min(first + CHUNK, n);
-  F acc = F::one();
-  for (std::size_t i = first; i < last; ++i) {
-    acc.store(&out[i].y);  // the product of the earlier ZZZ
-    const F zzz = F::load(&in[i].ZZZ);
-    if (!zzz.is_zero()) acc *= zzz;
-  }
-  F inv = acc.inverse();
-  for (std::size_t i = last; i-- > first;) {
-    const F zzz = F::load(&in[i].ZZZ);
-    if (zzz.is_zero()) {
-      affine_t<F>{F::zero(), F::zero()}.store(&out[i]);
-      continue;
-    }
-    const F u = inv * F::load(&out[i].y);
-    inv *= zzz;
-    const F zz = F::load(&in[i].ZZ);
-    const F x = F::load(&in[i].X) * (zz * u).sqr();
-    const F y = F::load(&in[i].Y) * u;
-    affine_t<F>{x, y}.store(&out[i]);
-  }
 }
 
 }  // namespace
@@ -127,7 +97,7 @@ std::vector<ec::Affine<C>> GpuFixedBase<C>::batch_mul(std::span<const ff::Fr> sc
     fixed_base_kernel<F><<<blocks_for(n, 128), 128, 0, m.stream>>>(k.as<fr_t>(), n, m.table.template as<affine_t<F>>(),
                                                                    xyzz.as<xyzz_t<F>>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
-    to_affine_kernel<F><<<blocks_for(blocks_for(n, CHUNK), 128), 128, 0, m.stream>>>(xyzz.as<xyzz_t<F>>(), n,
+    to_affine_kernel<F><<<blocks_for(blocks_for(n, TO_AFFINE_CHUNK), 128), 128, 0, m.stream>>>(xyzz.as<xyzz_t<F>>(), n,
                                                                                       aff.as<affine_t<F>>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(m.staging.data(), aff.data(), n * sizeof(ec::Affine<C>), cudaMemcpyDeviceToHost,

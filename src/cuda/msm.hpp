@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "cuda/memory.hpp"
 #include "ec/curves.hpp"
@@ -81,9 +82,24 @@ class GpuMsm {
   // pieces, to bound the temporaries.
   Jacobian msm_device(const ff::Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg = {},
                       const std::uint32_t* d_base_index = nullptr, std::size_t base_offset = 0);
+  // `count` scalar vectors of n (d_scalars[v·n + i], on the device) against the same first n
+  // bases in one pass (one sort, one accumulation and one reduction for all of them):
+  // result v = Σ_i d_scalars[v·n + i]·bases[i].
+  std::vector<Jacobian> msm_device_batch(const ff::Fr* d_scalars, std::size_t n, unsigned count,
+                                         const GpuMsmConfig& cfg = {});
   // Σ bases[d_index[i]] over n indices on the device: the scalars-equal-to-one part of a
   // 0/1 split (one addition per point, no sort).
   Jacobian sum_device(const std::uint32_t* d_index, std::size_t n);
+
+  // Precomputed multiples of fixed bases: keeps W = ⌈256/c⌉ copies of the bases on the
+  // device, copy j = 2^(c·j)·P, so that every window of a scalar adds into one shared bucket
+  // set (the reduction runs once instead of W times, which lets c grow). Later calls with no
+  // window_bits, or with c, use them. c = 0 picks window_bits_for_precomputed(size()).
+  // Throws std::runtime_error, naming the bytes, when the device cannot hold W·n points.
+  // use_external_bases drops the copies.
+  void precompute(unsigned window_bits = 0);
+  unsigned precomputed_window_bits() const;  // 0: none
+  static unsigned window_bits_for_precomputed(std::size_t n);
 
   static unsigned window_bits_for(std::size_t n);
   const GpuMsmTimings& last_timings() const;
@@ -93,6 +109,8 @@ class GpuMsm {
 
  private:
   struct Impl;
+  std::vector<Jacobian> run(const ff::Fr* d_scalars, std::size_t n, unsigned vectors, const GpuMsmConfig& cfg,
+                            const std::uint32_t* d_base_index, std::size_t base_offset);
   std::unique_ptr<Impl> impl_;
 };
 

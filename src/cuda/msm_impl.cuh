@@ -16,6 +16,7 @@
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
+#include "cuda/to_affine.cuh"
 
 namespace snarkpipe::cuda {
 
@@ -55,16 +56,23 @@ unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
-// Window w of scalar i: key = bucket (w·2^(c-1) + |d| - 1, or the sentinel for d = 0),
-// value = i with the sign of d in the top bit. Stored window-major: [w·n + i].
-__global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned c, unsigned windows,
-                              uint32_t sentinel, const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
+// Window w of scalar i of vector v (scalars[v·n + i]): key = bucket set·2^(c-1) + |d| − 1
+// (or the sentinel for d = 0), value = the base's index with the sign of d in the top bit.
+// Each (vector, window) has its own bucket set, set = v·windows + w; with precomputed base
+// copies (copy_stride > 0) every window of a vector shares one set, set = v, and window w
+// reads copy w, 2^(c·w)·P, at index w·copy_stride + base. Stored window-major,
+// [(v·windows + w)·n + i].
+__global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned vectors, unsigned c,
+                              unsigned windows, uint32_t copy_stride, uint32_t sentinel,
+                              const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
                               uint32_t* __restrict__ vals) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const fr_t k = fr_t::load(&scalars[i]).from_montgomery();
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= std::size_t(n) * vectors) return;
+  const uint32_t v = uint32_t(s / n), i = uint32_t(s % n);
+  const fr_t k = fr_t::load(&scalars[s]).from_montgomery();
   const uint32_t half = 1u << (c - 1);
   const uint64_t mask = (uint64_t(1) << c) - 1;
+  const uint32_t base = base_index ? base_index[i] : i;
   uint32_t carry = 0;
   for (unsigned w = 0; w < windows; ++w) {
     const unsigned bit = w * c, limb = bit >> 5, sh = bit & 31;
@@ -78,10 +86,22 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
     const bool neg = d > half;
     carry = neg ? 1u : 0u;
     if (neg) d = (1u << c) - d;
-    const std::size_t at = std::size_t(w) * n + i;
-    keys[at] = d == 0 ? sentinel : w * half + d - 1;
-    vals[at] = (base_index ? base_index[i] : i) | (neg ? SIGN_BIT : 0u);
+    const uint32_t set = copy_stride ? v : v * windows + w;
+    const std::size_t at = (std::size_t(v) * windows + w) * n + i;
+    keys[at] = d == 0 ? sentinel : set * half + d - 1;
+    vals[at] = (base + (copy_stride ? w * copy_stride : 0u)) | (neg ? SIGN_BIT : 0u);
   }
+}
+
+// Copy j of the bases from copy j − 1: 2^c·P, c doublings (affine in, XYZZ out).
+template <class F>
+__global__ void __launch_bounds__(POINT_THREADS) shift_kernel(const affine_t<F>* __restrict__ in, std::size_t n,
+                                                              unsigned c, xyzz_t<F>* __restrict__ out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  xyzz_t<F> p = xyzz_t<F>::from_affine(affine_t<F>::load(&in[i]));
+  for (unsigned k = 0; k < c; ++k) p = p.dbl();
+  p.store(&out[i]);
 }
 
 // One thread per SEGMENT indices: the sum of bases[index[i]] over its chunk.
@@ -297,6 +317,9 @@ struct GpuMsm<C>::Impl {
   bool own_stream = false;
   DeviceBuffer bases;
   const void* external = nullptr;  // use_external_bases: the caller's device memory instead
+  // precompute(): windows_for(pre_c) copies of the n bases, copy j = 2^(pre_c·j)·P, back to back.
+  DeviceBuffer copies;
+  unsigned pre_c = 0;
   PinnedBuffer staging;
   GpuMsmTimings timings;
 
@@ -313,6 +336,7 @@ struct GpuMsm<C>::Impl {
     bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
   ~Impl() {
+    copies.reset();
     bases.reset();
     if (own_stream) cudaStreamDestroy(stream);
   }
@@ -347,6 +371,61 @@ template <class C>
 void GpuMsm<C>::use_external_bases(const Affine* d_bases, std::size_t n) {
   impl_->external = d_bases;
   impl_->n = n;
+  impl_->copies.reset();  // the precomputed copies were of the old bases
+  impl_->pre_c = 0;
+}
+
+template <class C>
+unsigned GpuMsm<C>::window_bits_for_precomputed(std::size_t n) {
+  // One bucket set for every window: the reduction costs 2^(c-1) buckets once, not per window.
+  unsigned best = 2;
+  double best_cost = 0;
+  for (unsigned c = 2; c <= MAX_WINDOW_BITS; ++c) {
+    const double cost = double(n) * windows_for(c) + BUCKET_COST * double(1u << (c - 1));
+    if (c == 2 || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
+template <class C>
+void GpuMsm<C>::precompute(unsigned window_bits) {
+  using F = device_field_t<C>;
+  Impl& m = *impl_;
+  const unsigned c = window_bits ? window_bits : window_bits_for_precomputed(m.n);
+  if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm::precompute: window_bits must be 2..22");
+  const unsigned W = windows_for(c);
+  if (std::size_t(W) * m.n >= SIGN_BIT)
+    throw std::invalid_argument("GpuMsm::precompute: windows × bases must stay below 2^31");
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  m.copies.reset();
+  m.pre_c = 0;
+  if (m.n == 0) return;
+  const std::size_t bytes = std::size_t(W) * m.n * sizeof(affine_t<F>);
+  try {
+    m.copies = m.pool.acquire(bytes);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("GpuMsm::precompute: " + std::to_string(W) + " copies of " + std::to_string(m.n) +
+                             " bases need " + std::to_string(bytes >> 20) + " MiB of device memory: " + e.what());
+  }
+  affine_t<F>* out = m.copies.template as<affine_t<F>>();
+  SNARKPIPE_CUDA_CHECK(
+      cudaMemcpyAsync(out, m.base_ptr(), m.n * sizeof(affine_t<F>), cudaMemcpyDeviceToDevice, m.stream));
+  DeviceBuffer tmp = m.pool.acquire(m.n * sizeof(xyzz_t<F>));
+  for (unsigned j = 1; j < W; ++j) {
+    shift_kernel<F><<<blocks_for(m.n, POINT_THREADS), POINT_THREADS, 0, m.stream>>>(out + (j - 1) * m.n, m.n, c,
+                                                                                   tmp.as<xyzz_t<F>>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    to_affine_kernel<F><<<blocks_for(blocks_for(m.n, TO_AFFINE_CHUNK), 128), 128, 0, m.stream>>>(
+        tmp.as<xyzz_t<F>>(), m.n, out + j * m.n);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+  }
+  SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // tmp goes back to the pool
+  m.pre_c = c;
+}
+
+template <class C>
+unsigned GpuMsm<C>::precomputed_window_bits() const {
+  return impl_->pre_c;
 }
 
 template <class C>
@@ -426,18 +505,41 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::sum_device(const uint32_t* d_index, std:
 template <class C>
 typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::size_t n, const GpuMsmConfig& cfg,
                                                    const uint32_t* d_base_index, std::size_t base_offset) {
+  if (n + base_offset > impl_->n) throw std::invalid_argument("GpuMsm: more scalars than bases");
+  if (n == 0) return Jacobian::identity();
+  return run(d_scalars, n, 1, cfg, d_base_index, base_offset)[0];
+}
+
+template <class C>
+std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::msm_device_batch(const Fr* d_scalars, std::size_t n,
+                                                                      unsigned count, const GpuMsmConfig& cfg) {
+  if (n > impl_->n) throw std::invalid_argument("GpuMsm: more scalars than bases");
+  if (n == 0 || count == 0) return std::vector<Jacobian>(count, Jacobian::identity());
+  return run(d_scalars, n, count, cfg, nullptr, 0);
+}
+
+// The MSM pipeline for `vectors` scalar vectors of n (scalars[v·n + i]) against the same
+// bases in one pass: one digit decomposition, one sort, one accumulation and one reduction
+// over every vector's bucket sets, the results split on the host.
+template <class C>
+std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, std::size_t n, unsigned vectors,
+                                                         const GpuMsmConfig& cfg, const uint32_t* d_base_index,
+                                                         std::size_t base_offset) {
   using F = device_field_t<C>;
   using P = xyzz_t<F>;
   Impl& m = *impl_;
-  if (n + base_offset > m.n) throw std::invalid_argument("GpuMsm: more scalars than bases");
-  if (n == 0) return Jacobian::identity();
-  const unsigned c = cfg.window_bits ? cfg.window_bits : window_bits_for(n);
+  // Precomputed copies serve every call that does not ask for another window.
+  const bool shared = m.pre_c != 0 && (cfg.window_bits == 0 || cfg.window_bits == m.pre_c);
+  const unsigned c = shared ? m.pre_c : cfg.window_bits ? cfg.window_bits : window_bits_for(n);
   if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
   const unsigned W = windows_for(c);
   const uint32_t half = 1u << (c - 1);
-  const uint32_t B = W * half;  // buckets; B is also the sentinel key
-  if (std::size_t(n) * W > std::size_t(INT_MAX)) throw std::invalid_argument("GpuMsm: n·windows exceeds 2^31");
-  const uint32_t total = uint32_t(n * W);
+  const unsigned sets = vectors * (shared ? 1u : W);  // bucket sets ("windows" of the reduction)
+  if (std::size_t(sets) * half >= SIGN_BIT) throw std::invalid_argument("GpuMsm: too many buckets for one pass");
+  const uint32_t B = sets * half;  // buckets; B is also the sentinel key
+  if (std::size_t(n) * W * vectors > std::size_t(INT_MAX))
+    throw std::invalid_argument("GpuMsm: n·windows·vectors exceeds 2^31");
+  const uint32_t total = uint32_t(n * W * vectors);
   const int key_bits = std::bit_width(B);
   const std::size_t max_segments = total / SEGMENT + B + 1;
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
@@ -450,8 +552,9 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   DeviceBuffer counts = m.pool.acquire((B + 1) * sizeof(uint32_t)), offsets = m.pool.acquire((B + 1) * sizeof(uint32_t));
 
   timer.mark();
-  digits_kernel<<<blocks_for(n, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n), c, W, B,
-                                                    d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
+  digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n),
+                                                              vectors, c, W, shared ? uint32_t(m.n) : 0u, B,
+                                                              d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
@@ -486,7 +589,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
   accumulate_kernel<F><<<blocks_for(blocks_for(total, SEGMENT), POINT_THREADS), POINT_THREADS, 0, st>>>(
       keys.Current(), vals.Current(), total, B, start.as<uint32_t>(), offsets.as<uint32_t>(),
-      static_cast<const affine_t<F>*>(m.base_ptr()) + base_offset, partials.as<P>());
+      static_cast<const affine_t<F>*>(shared ? m.copies.data() : m.base_ptr()) + base_offset, partials.as<P>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
@@ -529,27 +632,27 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
   }
   const std::size_t levels = slice_per_level.size();
   const uint32_t first_slices = half / slice_per_level[0];
-  DeviceBuffer zbuf = m.pool.acquire(std::size_t(W) * first_slices * sizeof(P));
-  DeviceBuffer tbuf[2] = {m.pool.acquire(std::size_t(W) * first_slices * sizeof(P)),
-                          m.pool.acquire(std::size_t(W) * std::max<uint32_t>(first_slices / SLICE, 1) * sizeof(P))};
-  DeviceBuffer red = m.pool.acquire(std::size_t(W) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
-  DeviceBuffer red2 = m.pool.acquire(std::size_t(W) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
-  DeviceBuffer sums = m.pool.acquire(levels * W * sizeof(P));
+  DeviceBuffer zbuf = m.pool.acquire(std::size_t(sets) * first_slices * sizeof(P));
+  DeviceBuffer tbuf[2] = {m.pool.acquire(std::size_t(sets) * first_slices * sizeof(P)),
+                          m.pool.acquire(std::size_t(sets) * std::max<uint32_t>(first_slices / SLICE, 1) * sizeof(P))};
+  DeviceBuffer red = m.pool.acquire(std::size_t(sets) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
+  DeviceBuffer red2 = m.pool.acquire(std::size_t(sets) * ((first_slices + GROUP - 1) / GROUP) * sizeof(P));
+  DeviceBuffer sums = m.pool.acquire(levels * sets * sizeof(P));
   {
     const P* x = buckets.as<P>();
     uint32_t count = half;
     for (std::size_t level = 0; level < levels; ++level) {
       const uint32_t slice = slice_per_level[level], slices = count / slice;
       P* t_out = tbuf[level % 2].as<P>();
-      slice_kernel<F><<<blocks_for(std::size_t(W) * slices, POINT_THREADS), POINT_THREADS, 0, st>>>(
-          x, count, W, slice, level == 0 ? 1u : 0u, zbuf.as<P>(), t_out);
+      slice_kernel<F><<<blocks_for(std::size_t(sets) * slices, POINT_THREADS), POINT_THREADS, 0, st>>>(
+          x, count, sets, slice, level == 0 ? 1u : 0u, zbuf.as<P>(), t_out);
       SNARKPIPE_CUDA_CHECK_LAUNCH();
       P* in = zbuf.as<P>();
       P* out = red.as<P>();
       P* spare = red2.as<P>();
       for (uint32_t c2 = slices; c2 > 1;) {
         const uint32_t groups = (c2 + GROUP - 1) / GROUP;
-        group_sum_kernel<F><<<blocks_for(std::size_t(W) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, c2, W,
+        group_sum_kernel<F><<<blocks_for(std::size_t(sets) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, c2, sets,
                                                                                                           out);
         SNARKPIPE_CUDA_CHECK_LAUNCH();
         in = out;
@@ -557,34 +660,43 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
         c2 = groups;
       }
       SNARKPIPE_CUDA_CHECK(
-          cudaMemcpyAsync(sums.as<P>() + level * W, in, W * sizeof(P), cudaMemcpyDeviceToDevice, st));
+          cudaMemcpyAsync(sums.as<P>() + level * sets, in, sets * sizeof(P), cudaMemcpyDeviceToDevice, st));
       x = t_out;
       count = slices;
     }
   }
   timer.mark();
 
-  std::vector<ec::XYZZ<C>> level_sums(levels * W);
+  std::vector<ec::XYZZ<C>> level_sums(levels * sets);
   static_assert(sizeof(ec::XYZZ<C>) == sizeof(P));
   SNARKPIPE_CUDA_CHECK(
-      cudaMemcpyAsync(level_sums.data(), sums.data(), levels * W * sizeof(P), cudaMemcpyDeviceToHost, st));
+      cudaMemcpyAsync(level_sums.data(), sums.data(), levels * sets * sizeof(P), cudaMemcpyDeviceToHost, st));
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Jacobian> window_sums(W, Jacobian::identity());
-  for (unsigned w = 0; w < W; ++w) {
+  std::vector<Jacobian> set_sums(sets, Jacobian::identity());
+  for (unsigned w = 0; w < sets; ++w) {
     Jacobian acc = Jacobian::identity();
     for (std::size_t level = levels; level-- > 0;) {
       if (level + 1 < levels)
         for (uint32_t k = slice_per_level[level]; k > 1; k /= 2) acc = acc.dbl();
-      acc += level_sums[level * W + w].to_jacobian();
+      acc += level_sums[level * sets + w].to_jacobian();
     }
-    window_sums[w] = acc;
+    set_sums[w] = acc;
   }
-  Jacobian acc = Jacobian::identity();
-  for (unsigned w = W; w-- > 0;) {
-    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
-    acc += window_sums[w];
+  // Per vector: its one set (precomputed copies) or Σ_w 2^(c·w)·(window w's sum).
+  std::vector<Jacobian> results(vectors, Jacobian::identity());
+  for (unsigned v = 0; v < vectors; ++v) {
+    if (shared) {
+      results[v] = set_sums[v];
+      continue;
+    }
+    Jacobian acc = Jacobian::identity();
+    for (unsigned w = W; w-- > 0;) {
+      for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+      acc += set_sums[v * W + w];
+    }
+    results[v] = acc;
   }
   const auto t1 = std::chrono::steady_clock::now();
 
@@ -599,7 +711,7 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const Fr* d_scalars, std::siz
     t.window_bits = c;
     t.windows = W;
   }
-  return acc;
+  return results;
 }
 
 }  // namespace snarkpipe::cuda

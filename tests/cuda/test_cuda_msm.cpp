@@ -1,10 +1,12 @@
 // The GPU MSM against the CPU's (src/msm/pippenger.hpp), equal after conversion to affine:
 // G1 and G2, sizes powers of two and not, every window size the edge cases reach, and the
 // edge cases themselves (zero scalars, all ones, r - 1, repeated bases, bases at infinity,
-// n = 1, fewer scalars than resident bases, one bucket holding every point).
+// n = 1, fewer scalars than resident bases, one bucket holding every point); pieces, index
+// lists and plain sums; several scalar vectors in one pass; precomputed base copies.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "cuda/msm.hpp"
@@ -192,6 +194,66 @@ void offsets_and_indices(const char* name) {
   for (const auto& p : picked) sum = sum.add_affine(p);
   EXPECT_EQ(gpu.sum_device(d_index.template as<std::uint32_t>(), index.size()).to_affine(), sum.to_affine());
   EXPECT_TRUE(gpu.sum_device(d_index.template as<std::uint32_t>(), 0).is_identity());
+}
+
+// Several scalar vectors against the same bases in one pass (msm_device_batch), and the
+// precomputed base copies (precompute): each result against the CPU, with the edge scalars
+// (0, 1, r − 1, repeated bases) mixed in, and the two together.
+template <class C>
+void batch_and_precomputed(const char* name) {
+  SeededRng rng(test_seed(name));
+  const std::size_t n = 3001;
+  const auto bases = random_bases<C>(rng, n);
+  cuda::GpuMsm<C> gpu(bases);
+  const std::span<const Affine<C>> b(bases);
+  constexpr unsigned K = 3;
+  std::vector<Fr> all(K * n);
+  for (auto& x : all) x = Fr::random(rng);
+  for (std::size_t i = 0; i < n; i += 7) all[i] = Fr::zero();
+  for (std::size_t i = 3; i < n; i += 11) all[n + i] = Fr::one();
+  for (std::size_t i = 5; i < n; i += 13) all[2 * n + i] = r_minus_1();
+  cuda::DeviceBuffer d = gpu.pool().acquire(all.size() * sizeof(Fr));
+  ASSERT_EQ(cudaMemcpy(d.data(), all.data(), all.size() * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const Fr* d_all = d.template as<Fr>();
+  std::vector<Affine<C>> want(K);
+  for (unsigned v = 0; v < K; ++v)
+    want[v] = msm::msm<C>(b, std::span<const Fr>(all).subspan(v * n, n)).to_affine();
+  auto check = [&](const std::vector<Jacobian<C>>& got, const std::string& what) {
+    ASSERT_EQ(got.size(), K) << what;
+    for (unsigned v = 0; v < K; ++v) EXPECT_EQ(got[v].to_affine(), want[v]) << what << ", vector " << v;
+  };
+  check(gpu.msm_device_batch(d_all, n, K), "batch");
+  check(gpu.msm_device_batch(d_all, n, K, cuda::GpuMsmConfig{7}), "batch, c = 7");
+  EXPECT_TRUE(gpu.msm_device_batch(d_all, 0, K)[2].is_identity());
+
+  for (unsigned c : {5u, 13u}) {
+    gpu.precompute(c);
+    ASSERT_EQ(gpu.precomputed_window_bits(), c);
+    for (unsigned v = 0; v < K; ++v)
+      EXPECT_EQ(gpu.msm_device(d_all + v * n, n).to_affine(), want[v]) << "precomputed c = " << c << ", vector " << v;
+    check(gpu.msm_device_batch(d_all, n, K), "precomputed batch, c = " + std::to_string(c));
+    // A piece and an index list through the copies.
+    EXPECT_EQ(gpu.msm_device(d_all + 100, 900, {}, nullptr, 100).to_affine(),
+              msm::msm<C>(b.subspan(100, 900), std::span<const Fr>(all).subspan(100, 900)).to_affine())
+        << "precomputed piece, c = " << c;
+    // Another window than the copies' falls back to the plain path.
+    EXPECT_EQ(gpu.msm_device(d_all, n, cuda::GpuMsmConfig{c + 1}).to_affine(), want[0]) << "c + 1 beside copies";
+  }
+  gpu.precompute();  // the default window for n
+  EXPECT_EQ(gpu.precomputed_window_bits(), cuda::GpuMsm<C>::window_bits_for_precomputed(n));
+  EXPECT_EQ(gpu.msm_device(d_all + n, n).to_affine(), want[1]) << "precomputed, default window";
+  // Every base equal, every scalar 1: one bucket holds every copy's point of window 0.
+  std::vector<Affine<C>> same(64, bases[0]);
+  cuda::GpuMsm<C> one(same);
+  one.precompute(4);
+  const std::vector<Fr> ones(64, Fr::one());
+  EXPECT_EQ(one.msm(ones).to_affine(), (Jacobian<C>::from_affine(bases[0]) * Fr::from_u64(64)).to_affine());
+}
+
+TEST(CudaMsm, BatchAndPrecomputedBases) {
+  SNARKPIPE_REQUIRE_GPU();
+  batch_and_precomputed<ec::G1Curve>("CudaMsm.BatchAndPrecomputedBases.G1");
+  batch_and_precomputed<ec::G2Curve>("CudaMsm.BatchAndPrecomputedBases.G2");
 }
 
 TEST(CudaMsm, PiecesIndicesAndSums) {
