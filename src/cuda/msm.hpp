@@ -33,6 +33,10 @@ namespace snarkpipe::cuda {
 struct GpuMsmConfig {
   unsigned window_bits = 0;  // c, 2..22; 0 picks it by size
   bool timings = false;      // record the phases' device times (events) into last_timings()
+  // Bound on the sorted entries (scalars × windows) per pass, which the temporaries scale
+  // with (16 bytes each for keys and values): above it the windows run in several passes,
+  // each with its own sort and reduction. 0: one pass.
+  std::size_t max_entries = 0;
 };
 
 // Device time of the phases of the last call made with timings on, in milliseconds.
@@ -111,6 +115,9 @@ class GpuMsm {
   struct Impl;
   std::vector<Jacobian> run(const ff::Fr* d_scalars, std::size_t n, unsigned vectors, const GpuMsmConfig& cfg,
                             const std::uint32_t* d_base_index, std::size_t base_offset);
+  std::vector<Jacobian> run_pass(const ff::Fr* d_scalars, std::size_t n, unsigned vectors, const GpuMsmConfig& cfg,
+                                 unsigned c, bool shared, unsigned w_begin, unsigned w_end,
+                                 const std::uint32_t* d_base_index, std::size_t base_offset);
   std::unique_ptr<Impl> impl_;
 };
 

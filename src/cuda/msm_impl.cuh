@@ -62,10 +62,13 @@ unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + thre
 // copies (copy_stride > 0) every window of a vector shares one set, set = v, and window w
 // reads copy w, 2^(c·w)·P, at index w·copy_stride + base. Stored window-major,
 // [(v·windows + w)·n + i].
+// Only windows [w_begin, w_end) are written (a pass of a window-split MSM; the carries of the
+// windows below still count), as windows = w_end − w_begin.
 __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned vectors, unsigned c,
-                              unsigned windows, uint32_t copy_stride, uint32_t sentinel,
+                              unsigned w_begin, unsigned w_end, uint32_t copy_stride, uint32_t sentinel,
                               const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
                               uint32_t* __restrict__ vals) {
+  const unsigned windows = w_end - w_begin;
   const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= std::size_t(n) * vectors) return;
   const uint32_t v = uint32_t(s / n), i = uint32_t(s % n);
@@ -74,7 +77,7 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
   const uint64_t mask = (uint64_t(1) << c) - 1;
   const uint32_t base = base_index ? base_index[i] : i;
   uint32_t carry = 0;
-  for (unsigned w = 0; w < windows; ++w) {
+  for (unsigned w = 0; w < w_end; ++w) {
     const unsigned bit = w * c, limb = bit >> 5, sh = bit & 31;
     uint32_t lo = 0, hi = 0;
 #pragma unroll
@@ -86,8 +89,9 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
     const bool neg = d > half;
     carry = neg ? 1u : 0u;
     if (neg) d = (1u << c) - d;
-    const uint32_t set = copy_stride ? v : v * windows + w;
-    const std::size_t at = (std::size_t(v) * windows + w) * n + i;
+    if (w < w_begin) continue;
+    const uint32_t set = copy_stride ? v : v * windows + (w - w_begin);
+    const std::size_t at = (std::size_t(v) * windows + (w - w_begin)) * n + i;
     keys[at] = d == 0 ? sentinel : set * half + d - 1;
     vals[at] = (base + (copy_stride ? w * copy_stride : 0u)) | (neg ? SIGN_BIT : 0u);
   }
@@ -518,27 +522,49 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::msm_device_batch(const Fr* 
   return run(d_scalars, n, count, cfg, nullptr, 0);
 }
 
-// The MSM pipeline for `vectors` scalar vectors of n (scalars[v·n + i]) against the same
-// bases in one pass: one digit decomposition, one sort, one accumulation and one reduction
-// over every vector's bucket sets, the results split on the host.
+// The MSM for `vectors` scalar vectors of n (scalars[v·n + i]) against the same bases: the
+// windows in passes of at most cfg.max_entries / (n·vectors) windows each (all in one pass
+// without a bound), each pass one digit decomposition, one sort, one accumulation and one
+// reduction over every vector's bucket sets; the passes' partial sums added on the host.
 template <class C>
 std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, std::size_t n, unsigned vectors,
                                                          const GpuMsmConfig& cfg, const uint32_t* d_base_index,
                                                          std::size_t base_offset) {
-  using F = device_field_t<C>;
-  using P = xyzz_t<F>;
   Impl& m = *impl_;
   // Precomputed copies serve every call that does not ask for another window.
   const bool shared = m.pre_c != 0 && (cfg.window_bits == 0 || cfg.window_bits == m.pre_c);
   const unsigned c = shared ? m.pre_c : cfg.window_bits ? cfg.window_bits : window_bits_for(n);
   if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
   const unsigned W = windows_for(c);
+  const std::size_t per_vector_window = n * vectors;
+  const unsigned per_pass =
+      cfg.max_entries ? unsigned(std::clamp<std::size_t>(cfg.max_entries / per_vector_window, 1, W)) : W;
+  if (cfg.timings) m.timings = {};
+  std::vector<Jacobian> results(vectors, Jacobian::identity());
+  for (unsigned wb = 0; wb < W; wb += per_pass) {
+    const std::vector<Jacobian> part =
+        run_pass(d_scalars, n, vectors, cfg, c, shared, wb, std::min(W, wb + per_pass), d_base_index, base_offset);
+    for (unsigned v = 0; v < vectors; ++v) results[v] += part[v];
+  }
+  return results;
+}
+
+// One pass of run: windows [w_begin, w_end).
+template <class C>
+std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalars, std::size_t n, unsigned vectors,
+                                                              const GpuMsmConfig& cfg, unsigned c, bool shared,
+                                                              unsigned w_begin, unsigned w_end,
+                                                              const uint32_t* d_base_index, std::size_t base_offset) {
+  using F = device_field_t<C>;
+  using P = xyzz_t<F>;
+  Impl& m = *impl_;
+  const unsigned W = w_end - w_begin;  // this pass's windows
   const uint32_t half = 1u << (c - 1);
   const unsigned sets = vectors * (shared ? 1u : W);  // bucket sets ("windows" of the reduction)
   if (std::size_t(sets) * half >= SIGN_BIT) throw std::invalid_argument("GpuMsm: too many buckets for one pass");
   const uint32_t B = sets * half;  // buckets; B is also the sentinel key
   if (std::size_t(n) * W * vectors > std::size_t(INT_MAX))
-    throw std::invalid_argument("GpuMsm: n·windows·vectors exceeds 2^31");
+    throw std::invalid_argument("GpuMsm: n·windows·vectors exceeds 2^31 (set max_entries)");
   const uint32_t total = uint32_t(n * W * vectors);
   const int key_bits = std::bit_width(B);
   const std::size_t max_segments = total / SEGMENT + B + 1;
@@ -553,7 +579,8 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
 
   timer.mark();
   digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n),
-                                                              vectors, c, W, shared ? uint32_t(m.n) : 0u, B,
+                                                              vectors, c, w_begin, w_end,
+                                                              shared ? uint32_t(m.n) : 0u, B,
                                                               d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
@@ -692,24 +719,24 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
       continue;
     }
     Jacobian acc = Jacobian::identity();
-    for (unsigned w = W; w-- > 0;) {
+    for (unsigned w = w_end; w-- > 0;) {  // windows below w_begin are this pass's zeros
       for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
-      acc += set_sums[v * W + w];
+      if (w >= w_begin) acc += set_sums[v * W + (w - w_begin)];
     }
     results[v] = acc;
   }
   const auto t1 = std::chrono::steady_clock::now();
 
   if (cfg.timings) {
-    GpuMsmTimings& t = m.timings;
-    t.digits = timer.span(0);
-    t.sort = timer.span(1);
-    t.accumulate = timer.span(2);
-    t.bucket_sums = timer.span(3);
-    t.reduce = timer.span(4);
-    t.host_combine = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    GpuMsmTimings& t = m.timings;  // summed over the passes
+    t.digits += timer.span(0);
+    t.sort += timer.span(1);
+    t.accumulate += timer.span(2);
+    t.bucket_sums += timer.span(3);
+    t.reduce += timer.span(4);
+    t.host_combine += std::chrono::duration<double, std::milli>(t1 - t0).count();
     t.window_bits = c;
-    t.windows = W;
+    t.windows = w_end;
   }
   return results;
 }

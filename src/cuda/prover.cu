@@ -168,13 +168,32 @@ std::vector<uint32_t> query_columns(const circuit::R1cs& r1cs, const circuit::De
   return cols;
 }
 
-// Bytes of the temporaries one GpuMsm call over n scalars takes from the pool (an upper
-// bound; see msm_impl.cuh: keys and values twice, pieces, one level, buckets).
-std::size_t msm_temp_bytes(std::size_t n, std::size_t point_bytes, unsigned c) {
-  const std::size_t W = (256 + c - 1) / c, B = W << (c - 1), total = n * W;
+// Bytes of the temporaries one GpuMsm pass over n scalars and `windows` windows of c bits
+// takes from the pool (an upper bound; see msm_impl.cuh: keys and values twice, pieces, one
+// level, buckets).
+std::size_t msm_temp_bytes(std::size_t n, std::size_t point_bytes, unsigned c, std::size_t windows) {
+  const std::size_t B = windows << (c - 1), total = n * windows;
   const std::size_t pieces = total / 128 + B + 1;
   return total * 16 + pieces * point_bytes + (pieces / 8 + 2 * (B + 1)) * point_bytes + B * point_bytes + B * 32 +
          (std::size_t(64) << 20);
+}
+
+// The H MSM's configuration: its window for m scalars, and passes over at most as many sorted
+// entries as a 2^26-scalar MSM at its own window has (so its temporaries fit beside a
+// resident PoRep key and circuit). At 2^27 that is c = 22 in two passes of 6 windows: 12
+// windows of additions instead of the 13 of two 2^26 halves at c = 20.
+GpuMsmConfig h_msm_config(std::size_t m) {
+  GpuMsmConfig cfg;
+  const std::size_t piece = std::min(m, MSM_PIECE);
+  cfg.max_entries = piece * ((256 + GpuMsmG1::window_bits_for(piece) - 1) / GpuMsmG1::window_bits_for(piece));
+  return cfg;
+}
+
+std::size_t h_msm_temp_bytes(std::size_t m) {
+  const unsigned c = GpuMsmG1::window_bits_for(m);
+  const std::size_t windows = (256 + c - 1) / c;
+  const std::size_t per_pass = std::clamp<std::size_t>(h_msm_config(m).max_entries / std::max<std::size_t>(m, 1), 1, windows);
+  return msm_temp_bytes(m, 2 * 96, c, per_pass);
 }
 
 }  // namespace
@@ -430,8 +449,7 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   bytes += r1cs.num_columns() * 32;                                   // z
   bytes += 3 * m * 32;                                                // a, b, c
   bytes += 3 * m * 32;                                                // NTT scratch, twiddles (both ways)
-  const std::size_t piece = std::min(m, MSM_PIECE);
-  bytes += msm_temp_bytes(piece, 2 * 96, GpuMsmG1::window_bits_for(piece));  // the largest G1 MSM (H)
+  bytes += h_msm_temp_bytes(m);  // the largest G1 MSM (H)
   return bytes;
 }
 
@@ -555,16 +573,12 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
 
   ProofParts parts;
   phase("H MSM");
-  // In pieces of at most 2^26 scalars: the sort's temporaries of one 2^27 MSM (~38 GB) would
-  // not fit beside a resident PoRep key and circuit; two halves cost ~4 % more time.
-  parts.h = ec::G1Jacobian::identity();
+  // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
+  // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
   if (host)
     parts.h = m.streamed_msm(pk.h, abc[0].as<fr_t>(), n - 1, false);
   else
-    for (std::size_t off = 0; off < n - 1; off += MSM_PIECE) {
-      const std::size_t len = std::min(MSM_PIECE, n - 1 - off);
-      parts.h += dk.h->msm_device(abc[0].as<Fr>() + off, len, {}, nullptr, off);
-    }
+    parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();
   mark(4);
   phase("L MSM");

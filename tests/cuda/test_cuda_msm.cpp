@@ -225,6 +225,15 @@ void batch_and_precomputed(const char* name) {
   check(gpu.msm_device_batch(d_all, n, K), "batch");
   check(gpu.msm_device_batch(d_all, n, K, cuda::GpuMsmConfig{7}), "batch, c = 7");
   EXPECT_TRUE(gpu.msm_device_batch(d_all, 0, K)[2].is_identity());
+  // Windows in passes (max_entries): 3 windows per pass, one window per pass, and a batch.
+  for (std::size_t per : {std::size_t(3), std::size_t(1)}) {
+    cuda::GpuMsmConfig split;
+    split.max_entries = n * per;
+    EXPECT_EQ(gpu.msm_device(d_all + 2 * n, n, split).to_affine(), want[2]) << per << " window(s) per pass";
+  }
+  cuda::GpuMsmConfig split_batch;
+  split_batch.max_entries = n * K * 4;
+  check(gpu.msm_device_batch(d_all, n, K, split_batch), "batch, 4 windows per pass");
 
   for (unsigned c : {5u, 13u}) {
     gpu.precompute(c);
@@ -236,6 +245,9 @@ void batch_and_precomputed(const char* name) {
     EXPECT_EQ(gpu.msm_device(d_all + 100, 900, {}, nullptr, 100).to_affine(),
               msm::msm<C>(b.subspan(100, 900), std::span<const Fr>(all).subspan(100, 900)).to_affine())
         << "precomputed piece, c = " << c;
+    cuda::GpuMsmConfig split;
+    split.max_entries = n * 2;
+    EXPECT_EQ(gpu.msm_device(d_all + n, n, split).to_affine(), want[1]) << "precomputed in passes, c = " << c;
     // Another window than the copies' falls back to the plain path.
     EXPECT_EQ(gpu.msm_device(d_all, n, cuda::GpuMsmConfig{c + 1}).to_affine(), want[0]) << "c + 1 beside copies";
   }
