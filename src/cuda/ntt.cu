@@ -93,8 +93,9 @@ void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::s
 // Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
-// in, natural out) runs the stages upward with ω^k; in frequency (natural in, bit-reversed
-// out) downward with the inverse table. W holds every stage's twiddles densely: stage t's
+// in, natural out) runs the stages upward, in frequency (natural in, bit-reversed out)
+// downward, either with the table it is given (ω for forward transforms, ω^-1 for inverse
+// ones); values leave run_stages in [0, 2r) (lazy). W holds every stage's twiddles densely: stage t's
 // ω_{2^(t+1)}^i (i < 2^t) at W[2^t + i], so that a stage's loads are consecutive (one table
 // of ω_N^i read at a stage-dependent stride put each twiddle of the later groups in its own
 // DRAM sector: 6-8 GB of reads at 2^27, gpu-notes item 29). The twiddle of
