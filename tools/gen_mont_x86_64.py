@@ -606,6 +606,44 @@ def vreg(r):
     return int(r[len("%[v"):-1])
 
 
+def first_product_row(mlist, alist, u, n, rdx_src, word, q_src=None):
+    """Row 0 of a CIOS product, t = rdx_src * word(0..n-1), written directly into u (lo of
+    product j into u[j] through ADCX, hi into u[j+1]); a QItem right after the first product
+    when q_src is given (q needs only word 0)."""
+    mlist.append(f"mov rdx, {rdx_src}")
+    alist.append(Add("xor"))
+    p0 = Prod(word(0), hi=u[1], lo=u[0])
+    mlist.append(p0)
+    if q_src is not None:
+        mlist.append(QItem(u[0], q_src, []))
+    for j in range(1, n):
+        p = Prod(word(j), hi=u[j + 1])
+        mlist.append(p)
+        alist.append(Add("adcx", u[j], (p, "lo")))
+    alist.append(Add("adcx", u[n], zero_word()))
+
+
+def product_row(mlist, alist, u, n, rdx_src, word, clear, qpos):
+    """t += rdx_src * word(0..n-1) on words 0..n (lo through ADOX, hi through ADCX); the
+    flags cleared first when `clear`; a QItem after product qpos when given (q needs word 0
+    of this row)."""
+    mlist.append(f"mov rdx, {rdx_src}")
+    if clear:
+        alist.append(Add("xor"))
+    lo0 = None
+    for j in range(n):
+        p = Prod(word(j))
+        mlist.append(p)
+        lo = Add("adox", u[j], (p, "lo"))
+        alist.append(lo)
+        alist.append(Add("adcx", u[j + 1], (p, "hi")))
+        if j == 0:
+            lo0 = lo
+        if qpos is not None and j == qpos:
+            mlist.append(QItem(u[0], rdx_src, [lo0]))
+    alist.append(Add("adox", u[n], zero_word()))
+
+
 def gen_mul_inline(field, n, qafter):
     global INLINE, INLINE_FIELD
     INLINE, INLINE_FIELD = n, field
@@ -626,33 +664,11 @@ def gen_mul_inline(field, n, qafter):
         f.emit(f"mov {u[n]}, {V[0]}")
         mlist, alist = [], []
         # row 0: t = a_0 * b, written directly
-        mlist.append(f"mov rdx, {V[0]}")
-        alist.append(Add("xor"))
-        p0 = Prod(BW(0), hi=u[1], lo=u[0])
-        mlist.append(p0)
-        mlist.append(QItem(u[0], u[n], []))
-        for j in range(1, n):
-            p = Prod(BW(j), hi=u[j + 1])
-            mlist.append(p)
-            alist.append(Add("adcx", u[j], (p, "lo")))
-        alist.append(Add("adcx", u[n], zero_word()))
+        first_product_row(mlist, alist, u, n, V[0], BW, q_src=u[n])
         reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
         u = u[1:] + u[:1]
         for i in range(1, n):
-            mlist.append(f"mov rdx, {SC(i)}")
-            alist.append(Add("xor"))
-            qdeps = None
-            for j in range(n):
-                p = Prod(BW(j))
-                mlist.append(p)
-                lo = Add("adox", u[j], (p, "lo"))
-                alist.append(lo)
-                alist.append(Add("adcx", u[j + 1], (p, "hi")))
-                if j == 0:
-                    qdeps = [lo]
-                if j == min(qafter, n - 1):
-                    mlist.append(QItem(u[0], SC(i), qdeps))
-            alist.append(Add("adox", u[n], zero_word()))
+            product_row(mlist, alist, u, n, SC(i), BW, True, min(qafter, n - 1))
             reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
@@ -718,44 +734,18 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
             for k in range(n):
                 f.emit(f"mov %[ng{k}], {V[k]}")
 
-        def mrow(h, i, qpos):
-            """t += x_h * y'_i on words 0..n; a QItem after product qpos when given (q
-            needs word 0 of this row).  The row of x_hi needs no flag clear: it follows
-            the x_lo row, whose chains end at word n with no carry out (the running sum
-            fits in N+1 words), so CF = OF = 0 already.  (Measured: restarting the
-            chains with a TEST there, or with a XOR of a dead register, which the
-            scheduler cannot always find, is slower.)"""
-            mlist.append(f"mov rdx, {YW(h, i)}")
-            if h == 0:
-                alist.append(Add("xor"))
-            lo0 = None
-            for j in range(n):
-                p = Prod(XW(h, j))
-                mlist.append(p)
-                lo = Add("adox", u[j], (p, "lo"))
-                alist.append(lo)
-                alist.append(Add("adcx", u[j + 1], (p, "hi")))
-                if j == 0:
-                    lo0 = lo
-                if qpos is not None and j == qpos:
-                    mlist.append(QItem(u[0], YW(h, i), [lo0]))
-            alist.append(Add("adox", u[n], zero_word()))
-
+        # The row of x_hi needs no flag clear: it follows the x_lo row, whose chains end at
+        # word n with no carry out (the running sum fits in N+1 words), so CF = OF = 0
+        # already.  (Measured: restarting the chains with a TEST there, or with a XOR of a
+        # dead register, which the scheduler cannot always find, is slower.)
         # iteration 0: t = x_lo * y'_0 written directly, then the second row
-        mlist.append(f"mov rdx, {YW(0, 0)}")
-        alist.append(Add("xor"))
-        p0 = Prod(XW(0, 0), hi=u[1], lo=u[0])
-        mlist.append(p0)
-        for j in range(1, n):
-            p = Prod(XW(0, j), hi=u[j + 1])
-            mlist.append(p)
-            alist.append(Add("adcx", u[j], (p, "lo")))
-        alist.append(Add("adcx", u[n], zero_word()))
+        first_product_row(mlist, alist, u, n, YW(0, 0), lambda j: XW(0, j))
         for i in range(n):
             for h in range(nprod):
                 if h == 0 and i == 0:
                     continue  # written directly above
-                mrow(h, i, min(qafter, n - 1) if h == nprod - 1 else None)
+                product_row(mlist, alist, u, n, YW(h, i), lambda j, h=h: XW(h, j), h == 0,
+                            min(qafter, n - 1) if h == nprod - 1 else None)
             reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)

@@ -305,7 +305,7 @@ std::vector<json> bench_msm(const char* op, unsigned log_n, const GpuBenchOption
       p["window_bits"] = msm.precomputed_window_bits();
       p["copies"] = (256 + msm.precomputed_window_bits() - 1) / msm.precomputed_window_bits();
       if (r.contains("verified")) p["verified"] = r["verified"].get<bool>() && pre.to_affine() == result.to_affine();
-      msm.use_external_bases(msm.device_bases(), n);  // frees the copies
+      msm.drop_precomputed();
     } catch (const std::exception& e) {
       p["error"] = e.what();
     }

@@ -61,20 +61,7 @@ struct __align__(16) mont_t {
   }
 
   // a - b mod p: subtract, then add p back under the borrow mask.
-  __device__ __forceinline__ friend mont_t operator-(const mont_t& a, const mont_t& b) {
-    uint32_t d[N], mask;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.v[0]), "r"(b.v[0]));
-#pragma unroll
-    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.v[i]), "r"(b.v[i]));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
-    mont_t r;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(d[0]), "r"(P::mod(0) & mask));
-#pragma unroll
-    for (int i = 1; i < N - 1; ++i)
-      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(P::mod(i) & mask));
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(P::mod(N - 1) & mask));
-    return r;
-  }
+  __device__ __forceinline__ friend mont_t operator-(const mont_t& a, const mont_t& b) { return sub_add_back<1>(a, b); }
 
   __device__ __forceinline__ mont_t operator-() const {
     uint32_t d[N];
@@ -196,20 +183,7 @@ struct __align__(16) mont_t {
     for (int i = 0; i < N; ++i) r.v[i] = d[i] ^ ((s[i] ^ d[i]) & mask);
     return r;
   }
-  __device__ __forceinline__ static mont_t lazy_sub(const mont_t& a, const mont_t& b) {
-    uint32_t d[N], mask;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.v[0]), "r"(b.v[0]));
-#pragma unroll
-    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.v[i]), "r"(b.v[i]));
-    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
-    mont_t r;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(d[0]), "r"(mod2(0) & mask));
-#pragma unroll
-    for (int i = 1; i < N - 1; ++i)
-      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(mod2(i) & mask));
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(mod2(N - 1) & mask));
-    return r;
-  }
+  __device__ __forceinline__ static mont_t lazy_sub(const mont_t& a, const mont_t& b) { return sub_add_back<2>(a, b); }
   __device__ __forceinline__ mont_t reduce_lazy() const {
     mont_t r;
     reduce_once(r.v, v);
@@ -220,6 +194,24 @@ struct __align__(16) mont_t {
   // Limb i of 2p.
   __host__ __device__ static constexpr uint32_t mod2(int i) {
     return (P::mod(i) << 1) | (i > 0 ? P::mod(i - 1) >> 31 : 0u);
+  }
+  // a − b, then K·p (K = 1 or 2) added back under the borrow mask: operator- for reduced
+  // values, lazy_sub for values in [0, 2p).
+  template <int K>
+  __device__ __forceinline__ static mont_t sub_add_back(const mont_t& a, const mont_t& b) {
+    auto m = [](int i) { return K == 1 ? P::mod(i) : mod2(i); };
+    uint32_t d[N], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; ++i) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+    mont_t r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(d[0]), "r"(m(0) & mask));
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(d[i]), "r"(m(i) & mask));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(d[N - 1]), "r"(m(N - 1) & mask));
+    return r;
   }
   // Limb i of p - 2.
   __device__ __forceinline__ static uint32_t exponent_limb(int i) {

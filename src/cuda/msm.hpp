@@ -100,8 +100,9 @@ class GpuMsm {
   // set (the reduction runs once instead of W times, which lets c grow). Later calls with no
   // window_bits, or with c, use them. c = 0 picks window_bits_for_precomputed(size()).
   // Throws std::runtime_error, naming the bytes, when the device cannot hold W·n points.
-  // use_external_bases drops the copies.
+  // use_external_bases drops the copies; so does drop_precomputed, which gives their memory back.
   void precompute(unsigned window_bits = 0);
+  void drop_precomputed();
   unsigned precomputed_window_bits() const;  // 0: none
   static unsigned window_bits_for_precomputed(std::size_t n);
 

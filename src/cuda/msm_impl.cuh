@@ -375,7 +375,12 @@ template <class C>
 void GpuMsm<C>::use_external_bases(const Affine* d_bases, std::size_t n) {
   impl_->external = d_bases;
   impl_->n = n;
-  impl_->copies.reset();  // the precomputed copies were of the old bases
+  drop_precomputed();  // the copies were of the old bases
+}
+
+template <class C>
+void GpuMsm<C>::drop_precomputed() {
+  impl_->copies.reset();
   impl_->pre_c = 0;
 }
 
@@ -401,8 +406,7 @@ void GpuMsm<C>::precompute(unsigned window_bits) {
   if (std::size_t(W) * m.n >= SIGN_BIT)
     throw std::invalid_argument("GpuMsm::precompute: windows × bases must stay below 2^31");
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
-  m.copies.reset();
-  m.pre_c = 0;
+  drop_precomputed();
   if (m.n == 0) return;
   const std::size_t bytes = std::size_t(W) * m.n * sizeof(affine_t<F>);
   try {

@@ -185,7 +185,8 @@ std::size_t msm_temp_bytes(std::size_t n, std::size_t point_bytes, unsigned c, s
 GpuMsmConfig h_msm_config(std::size_t m) {
   GpuMsmConfig cfg;
   const std::size_t piece = std::min(m, MSM_PIECE);
-  cfg.max_entries = piece * ((256 + GpuMsmG1::window_bits_for(piece) - 1) / GpuMsmG1::window_bits_for(piece));
+  const unsigned c = GpuMsmG1::window_bits_for(piece);
+  cfg.max_entries = piece * ((256 + c - 1) / c);
   return cfg;
 }
 
