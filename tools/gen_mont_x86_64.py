@@ -59,6 +59,7 @@ memory; flags are cleared with a zeroing xor on a dead register; q is computed w
 MULX.  Per iteration there are exactly twice as many additions as MULXs.
 """
 
+import contextlib
 import os
 import sys
 
@@ -368,9 +369,7 @@ def gen_mul(field, n, name, square=False, qafter=1):
     if spill_out:
         regs.append("rdi")
     pool = Pool(regs)
-    u = [pool.get() for _ in range(n + 1)]
-    qreg = pool.get()
-    pairs = [(pool.get(), pool.get()) for _ in range(2)]
+    u, qreg, pairs = cios_registers(pool, n)
     frame = 8 if spill_out else 0
     if spill_out:
         f.emit("mov qword ptr [rsp], rdi")
@@ -606,6 +605,26 @@ def vreg(r):
     return int(r[len("%[v"):-1])
 
 
+@contextlib.contextmanager
+def inline_mode(field, n):
+    """Operands of the code generated inside are GCC inline-asm operands of an n-word
+    `field` kernel (see INLINE, INLINE_FIELD), until the block ends."""
+    global INLINE, INLINE_FIELD
+    INLINE, INLINE_FIELD = n, field
+    try:
+        yield
+    finally:
+        INLINE, INLINE_FIELD = None, None
+
+
+def cios_registers(pool, n):
+    """The CIOS frame's registers from `pool`: the accumulator u[0..n], q, two product pairs."""
+    u = [pool.get() for _ in range(n + 1)]
+    qreg = pool.get()
+    pairs = [(pool.get(), pool.get()) for _ in range(2)]
+    return u, qreg, pairs
+
+
 def first_product_row(mlist, alist, u, n, rdx_src, word, q_src=None):
     """Row 0 of a CIOS product, t = rdx_src * word(0..n-1), written directly into u (lo of
     product j into u[j] through ADCX, hi into u[j+1]); a QItem right after the first product
@@ -645,16 +664,12 @@ def product_row(mlist, alist, u, n, rdx_src, word, clear, qpos):
 
 
 def gen_mul_inline(field, n, qafter):
-    global INLINE, INLINE_FIELD
-    INLINE, INLINE_FIELD = n, field
-    try:
+    with inline_mode(field, n):
         f = Func("inline")
         nv = n + 6
         V = [f"%[v{k}]" for k in range(nv)]
         pool = Pool(V)
-        u = [pool.get() for _ in range(n + 1)]
-        qreg = pool.get()
-        pairs = [(pool.get(), pool.get()) for _ in range(2)]
+        u, qreg, pairs = cios_registers(pool, n)
         SC = lambda i: f"%[sc{i}]"
         BW = lambda j: f"{8 * j}(%[bp])"
         # a_1.. go to the scratch; a_0 stays in rdx and in u[n] (free until the last
@@ -690,8 +705,6 @@ def gen_mul_inline(field, n, qafter):
         L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
-    finally:
-        INLINE, INLINE_FIELD = None, None
 
 
 def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
@@ -708,16 +721,12 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
     S < m*R.  For the Fp2 product with all x, y < 2m (plain sums of reduced values; and
     2m - y_hi <= 2m): x_lo + x_hi + m < 5m < 2^384 and S < 8m^2 < m*R (R/m > 9.8 for
     BLS12-381's p)."""
-    global INLINE, INLINE_FIELD
-    INLINE, INLINE_FIELD = n, field
-    try:
+    with inline_mode(field, n):
         f = Func("inline")
         nv = n + 6
         V = [f"%[v{k}]" for k in range(nv)]
         pool = Pool(V)
-        u = [pool.get() for _ in range(n + 1)]
-        qreg = pool.get()
-        pairs = [(pool.get(), pool.get()) for _ in range(2)]
+        u, qreg, pairs = cios_registers(pool, n)
         XW = lambda h, j: f"{8 * (n * h + j)}(%[xp])"
         yh = [1, 0] if cross else list(range(nprod))
         YW = lambda h, i: f"%[ng{i}]" if (neg and h == 1) else f"{8 * (n * yh[h] + i)}(%[yp])"
@@ -780,8 +789,6 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
         L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
-    finally:
-        INLINE, INLINE_FIELD = None, None
 
 
 def gen_sqr_inline(field, n, qafter):
@@ -789,9 +796,7 @@ def gen_sqr_inline(field, n, qafter):
     (in/out operands), a_1.., D_k and S_k (see the module docstring) in one stack scratch
     of 3N-4 words, N+6 registers as in the multiplication.  Only for a modulus with
     3m*2^64 <= R*(2^64-1) (check_field)."""
-    global INLINE, INLINE_FIELD
-    INLINE, INLINE_FIELD = n, field
-    try:
+    with inline_mode(field, n):
         f = Func("inline")
         nv = n + 6
         V = [f"%[v{k}]" for k in range(nv)]
@@ -828,8 +833,6 @@ def gen_sqr_inline(field, n, qafter):
         L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in res) + "};")
         L.append("}")
         return L
-    finally:
-        INLINE, INLINE_FIELD = None, None
 
 
 def csym(field, k):
@@ -839,9 +842,7 @@ def csym(field, k):
 def gen_mul_wide_inline(field, n):
     """out = a*b as 2n words: the low n words through memory operands lo0.., the high n
     words in registers.  Schoolbook rows t += a*b_i; word i is final after row i."""
-    global INLINE, INLINE_FIELD
-    INLINE, INLINE_FIELD = n, field
-    try:
+    with inline_mode(field, n):
         f = Func("inline")
         nv = n + 5
         V = [f"%[v{k}]" for k in range(nv)]
@@ -889,17 +890,13 @@ def gen_mul_wide_inline(field, n):
             L.append(f"  out[{n + k}] = v{vreg(r)};")
         L.append("}")
         return L
-    finally:
-        INLINE, INLINE_FIELD = None, None
 
 
 def gen_redc_inline(field, n, twice=False):
     """out = t/R mod m for t < m*R (2N words in memory operands t0..): word-serial
     Montgomery reduction of the low half (result r1 <= m), plus the high half (< m),
     then one conditional subtraction.  twice: t < 2m*R (high half < 2m), two."""
-    global INLINE, INLINE_FIELD
-    INLINE, INLINE_FIELD = n, field
-    try:
+    with inline_mode(field, n):
         f = Func("inline")
         nv = n + 5
         V = [f"%[v{k}]" for k in range(nv)]
@@ -943,8 +940,6 @@ def gen_redc_inline(field, n, twice=False):
         L.append("  out = {" + ", ".join(f"v{vreg(r)}" for r in u[:n]) + "};")
         L.append("}")
         return L
-    finally:
-        INLINE, INLINE_FIELD = None, None
 
 
 def gen_wide_ops(field, n):
