@@ -32,6 +32,7 @@ std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions
   if (!gpu) throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
   cuda::CudaBackendOptions o;
   o.residency = cuda::parse_srs_residency(options.srs_residency);
+  o.concurrent_msms = !options.serial_msms;
   return std::make_unique<cuda::CudaBackend>(o);
 }
 

@@ -15,6 +15,7 @@ namespace snarkpipe::cli {
 struct BackendOptions {
   std::string backend = "auto";
   std::string srs_residency = "auto";
+  bool serial_msms = false;  // cuda: the L, A, B MSMs after the H MSM instead of beside it
 };
 
 void add_backend_options(CLI::App* command, BackendOptions& options);

@@ -14,6 +14,7 @@ struct ProveBenchOptions {
   std::string params;            // cache the key here (bellperson .params): read if present, else written
   bool compare_cpu = false;      // also prove with the CPU backend and require equal proof bytes
   std::string srs_residency = "auto";  // cuda: vram | host | auto
+  bool serial_msms = false;            // cuda: the L, A, B MSMs after the H MSM, on one stream
 };
 
 // The JSON record (machine, command, results) of the run; throws on any failure, including a

@@ -182,6 +182,9 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                   "With --backend cuda: where the proving key lives: vram (copied once to the GPU), host (pinned in "
                   "host memory, streamed to the GPU in pieces by every proof), auto (vram when it fits)")
         ->capture_default_str();
+    c->add_flag("--serial-msms", synthetic->serial_msms,
+                "With --backend cuda: run the L, A and B MSMs after the H MSM on one stream (by default they run on a "
+                "second stream beside the H computation and H MSM, with the key in GPU memory)");
     c->add_flag("--compare-cpu", synthetic->compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
     c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
     c->add_option("--wtns", *wtns, "The witness")->check(CLI::ExistingFile);
@@ -199,7 +202,8 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                         const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + synthetic->scale +
                                                 " --backend " + synthetic->backend + " --srs-residency " +
                                                 synthetic->srs_residency + " --runs " + std::to_string(*runs) +
-                                                (synthetic->compare_cpu ? " --compare-cpu" : "");
+                                                (synthetic->compare_cpu ? " --compare-cpu" : "") +
+                                                (synthetic->serial_msms ? " --serial-msms" : "");
                         nlohmann::json rec = run_prove_bench(*synthetic, cmd);
                         if (!note->empty()) rec["note"] = *note;
                         return emit(rec, *json, *out);

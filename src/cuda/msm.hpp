@@ -66,6 +66,10 @@ class GpuMsm {
   // work ordered on `stream` (a cudaStream_t), both the caller's and outliving this object:
   // several MSMs of one prover then share one pool and one stream.
   GpuMsm(std::size_t n, BufferPool& pool, void* stream);
+  // The same with the bases' room from `bases_pool` and the temporaries from `pool`: an MSM
+  // whose work runs on its own stream beside other streams' gets a pool of its own, since a
+  // block one stream gives back may still be read by that stream's queued work.
+  GpuMsm(std::size_t n, BufferPool& bases_pool, BufferPool& pool, void* stream);
   ~GpuMsm();
   GpuMsm(const GpuMsm&) = delete;
   GpuMsm& operator=(const GpuMsm&) = delete;

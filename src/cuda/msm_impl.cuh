@@ -335,9 +335,10 @@ struct GpuMsm<C>::Impl {
     own_stream = true;
     bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
-  Impl(std::size_t count, BufferPool& shared, cudaStream_t s) : device(shared.device()), n(count), pool(shared), stream(s) {
+  Impl(std::size_t count, BufferPool& bases_pool, BufferPool& work, cudaStream_t s)
+      : device(work.device()), n(count), pool(work), stream(s) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
-    bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
+    bases = bases_pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
   ~Impl() {
     copies.reset();
@@ -362,7 +363,11 @@ GpuMsm<C>::GpuMsm(std::size_t n, int device) : impl_(std::make_unique<Impl>(n, d
 
 template <class C>
 GpuMsm<C>::GpuMsm(std::size_t n, BufferPool& pool, void* stream)
-    : impl_(std::make_unique<Impl>(n, pool, cudaStream_t(stream))) {}
+    : impl_(std::make_unique<Impl>(n, pool, pool, cudaStream_t(stream))) {}
+
+template <class C>
+GpuMsm<C>::GpuMsm(std::size_t n, BufferPool& bases_pool, BufferPool& pool, void* stream)
+    : impl_(std::make_unique<Impl>(n, bases_pool, pool, cudaStream_t(stream))) {}
 
 template <class C>
 GpuMsm<C>::~GpuMsm() = default;

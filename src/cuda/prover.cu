@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <tbb/parallel_for.h>
 
 #include "cuda/base_streamer.cuh"
@@ -28,6 +31,10 @@ using groth16::ProverError;
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;
+// The L, A and B MSMs' full-scalar parts (a PoRep witness has ~13M) run beside the H MSM, in
+// chunks of at most this many scalars: a witness with few 0/1 values then takes more chunks
+// instead of memory that the H MSM's temporaries hold.
+constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;
 
 // One thread per row: out[r] = Σ_k val[k]·z[col[k]] over row r's entries.
 __global__ void spmv_kernel(const uint64_t* __restrict__ row_ptr, const uint32_t* __restrict__ col,
@@ -56,17 +63,25 @@ __global__ void gather_kernel(const fr_t* __restrict__ z, const uint32_t* __rest
   fr_t::load(&z[cols[i]]).store(&out[i]);
 }
 
-// The 0/1 split of a scalar vector: full[i] = 1 when s[i] is neither 0 nor 1, one[i] = 1
-// when s[i] = 1 (about 90 % of a PoRep witness is 0 or 1), iota[i] = i.
-__global__ void classify_kernel(const fr_t* __restrict__ s, std::size_t n, uint8_t* __restrict__ full,
-                                uint8_t* __restrict__ one, uint32_t* __restrict__ iota) {
+// The 0/1 split of a query's scalars x_i = s[cols[i]] (s[i] without cols): full[i] = 1 when
+// x_i is neither 0 nor 1, one[i] = 1 when x_i = 1 (about 90 % of a PoRep witness is 0 or 1).
+__global__ void classify_kernel(const fr_t* __restrict__ s, const uint32_t* __restrict__ cols, std::size_t n,
+                                uint8_t* __restrict__ full, uint8_t* __restrict__ one) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const fr_t x = fr_t::load(&s[i]);
+  const fr_t x = fr_t::load(&s[cols ? cols[i] : i]);
   const bool is_one = x == fr_t::one();
   full[i] = !is_one && !x.is_zero();
   one[i] = is_one;
-  iota[i] = uint32_t(i);
+}
+
+// out[j] = x_{index[j]}, the query's scalar at position index[j] (as in classify_kernel).
+__global__ void gather_full_kernel(const fr_t* __restrict__ s, const uint32_t* __restrict__ cols,
+                                   const uint32_t* __restrict__ index, std::size_t n, fr_t* __restrict__ out) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const uint32_t i = index[j];
+  fr_t::load(&s[cols ? cols[i] : i]).store(&out[j]);
 }
 
 // z_aux[j] from a packed witness: a general value (by its rank among them) or 0 / 1.
@@ -190,6 +205,13 @@ GpuMsmConfig h_msm_config(std::size_t m) {
   return cfg;
 }
 
+// The second stream's pool at its peak: the 0/1 split of the longest query (flags and two
+// index lists), one chunk of full scalars and its MSM's temporaries (G2 points, the larger).
+std::size_t tail_temp_bytes(std::size_t longest_query) {
+  const unsigned c = GpuMsmG2::window_bits_for(SPLIT_CHUNK);
+  return 10 * longest_query + 32 * SPLIT_CHUNK + msm_temp_bytes(SPLIT_CHUNK, 4 * 96, c, (256 + c - 1) / c);
+}
+
 std::size_t h_msm_temp_bytes(std::size_t m) {
   const unsigned c = GpuMsmG1::window_bits_for(m);
   const std::size_t windows = (256 + c - 1) / c;
@@ -203,7 +225,11 @@ struct CudaBackend::Impl {
   int device;
   std::string device_name;
   BufferPool pool;  // before everything that holds its buffers
-  cudaStream_t stream = nullptr;
+  // The L, A and B MSMs' stream and temporaries (vram residency): beside the a,b,c → H chain.
+  BufferPool tail_pool;
+  cudaStream_t stream = nullptr, tail_stream = nullptr;
+  cudaEvent_t tail_marks[5]{};
+  cudaEvent_t witness_ready = nullptr, tail_done = nullptr;
   std::unique_ptr<GpuNtt> ntt;
   std::map<const circuit::R1cs*, DeviceCircuit> circuits;
   std::map<const groth16::ProvingKey*, DeviceKey> keys;
@@ -220,14 +246,19 @@ struct CudaBackend::Impl {
 
   std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS; }
 
-  explicit Impl(const CudaBackendOptions& opt) : device(opt.device), pool(opt.device), options(opt) {
+  explicit Impl(const CudaBackendOptions& opt)
+      : device(opt.device), pool(opt.device), tail_pool(opt.device), options(opt) {
     const int dev = opt.device;
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
     cudaDeviceProp prop{};
     SNARKPIPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     device_name = prop.name;
     SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&tail_stream, cudaStreamNonBlocking));
     for (auto& e : marks) SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
+    for (auto& e : tail_marks) SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
+    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&witness_ready, cudaEventDisableTiming));
+    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&tail_done, cudaEventDisableTiming));
     SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&ntt_ready, cudaEventDisableTiming));
     SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&ntt_done, cudaEventDisableTiming));
   }
@@ -237,9 +268,13 @@ struct CudaBackend::Impl {
     circuits.clear();
     streamer.reset();
     for (auto e : marks) cudaEventDestroy(e);
+    for (auto e : tail_marks) cudaEventDestroy(e);
     cudaEventDestroy(ntt_ready);
     cudaEventDestroy(ntt_done);
+    cudaEventDestroy(witness_ready);
+    cudaEventDestroy(tail_done);
     if (stream) cudaStreamDestroy(stream);
+    if (tail_stream) cudaStreamDestroy(tail_stream);
   }
 
   DeviceCsr upload_csr(Uploader& up, const circuit::CsrMatrix& m) {
@@ -274,9 +309,11 @@ struct CudaBackend::Impl {
     return circuits.emplace(&r1cs, std::move(d)).first->second;
   }
 
+  // The H MSM works on the main stream; the others (tail) on the second stream, from its pool.
   template <class C>
-  std::unique_ptr<GpuMsm<C>> resident(Uploader& up, const std::vector<ec::Affine<C>>& points) {
-    auto m = std::make_unique<GpuMsm<C>>(points.size(), pool, stream);
+  std::unique_ptr<GpuMsm<C>> resident(Uploader& up, const std::vector<ec::Affine<C>>& points, bool tail) {
+    auto m = tail ? std::make_unique<GpuMsm<C>>(points.size(), pool, tail_pool, tail_stream)
+                  : std::make_unique<GpuMsm<C>>(points.size(), pool, stream);
     up.copy(m->device_bases(), points.data(), points.size() * sizeof(ec::Affine<C>));
     return m;
   }
@@ -287,11 +324,11 @@ struct CudaBackend::Impl {
     if (residency == SrsResidency::host) return keys.emplace(&pk, host_key(pk)).first->second;
     Uploader up(stream);
     DeviceKey k;
-    k.h = resident<ec::G1Curve>(up, pk.h);
-    k.l = resident<ec::G1Curve>(up, pk.l);
-    k.a = resident<ec::G1Curve>(up, pk.a);
-    k.b_g1 = resident<ec::G1Curve>(up, pk.b_g1);
-    k.b_g2 = resident<ec::G2Curve>(up, pk.b_g2);
+    k.h = resident<ec::G1Curve>(up, pk.h, false);
+    k.l = resident<ec::G1Curve>(up, pk.l, true);
+    k.a = resident<ec::G1Curve>(up, pk.a, true);
+    k.b_g1 = resident<ec::G1Curve>(up, pk.b_g1, true);
+    k.b_g2 = resident<ec::G2Curve>(up, pk.b_g2, true);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return keys.emplace(&pk, std::move(k)).first->second;
   }
@@ -326,57 +363,69 @@ struct CudaBackend::Impl {
   ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, std::size_t n,
                                bool split01) {
     return streamer->run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
-      return split01 ? split_msm(msm, split(s + off, len))
+      return split01 ? split_msm(msm, split(s + off, nullptr, len, pool, stream))
                      : msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
     });
   }
 
-  // Indices (into s) of the scalars that are neither 0 nor 1, those scalars compacted, and
-  // the indices of the ones: MSM over the first, a plain sum of bases over the second.
+  // The 0/1 split of a query's scalars s[cols[i]] (or s[i] without cols): the positions i
+  // whose scalar is neither 0 nor 1 (an MSM) and those whose scalar is 1 (a plain sum of
+  // bases). Reading through cols spares a gathered copy of the query's scalars.
   struct Split {
-    DeviceBuffer full_index, full_scalars, one_index;
+    DeviceBuffer full_index, one_index;
     uint32_t n_full = 0, n_one = 0;
+    const fr_t* s = nullptr;
+    const uint32_t* cols = nullptr;
+    BufferPool* pool = nullptr;
+    cudaStream_t stream = nullptr;
   };
-  Split split(const fr_t* s, std::size_t n) {
+  Split split(const fr_t* s, const uint32_t* cols, std::size_t n, BufferPool& pool, cudaStream_t stream) {
     Split r;
+    r.s = s, r.cols = cols, r.pool = &pool, r.stream = stream;
     if (n == 0) return r;
-    DeviceBuffer flags = pool.acquire(2 * n), iota = pool.acquire(n * sizeof(uint32_t));
+    DeviceBuffer flags = pool.acquire(2 * n);
     DeviceBuffer counts = pool.acquire(2 * sizeof(uint32_t));
     r.full_index = pool.acquire(n * sizeof(uint32_t));
     r.one_index = pool.acquire(n * sizeof(uint32_t));
     uint8_t* full = flags.as<uint8_t>();
     uint8_t* one = full + n;
-    classify_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s, n, full, one, iota.as<uint32_t>());
+    classify_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(s, cols, n, full, one);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
+    const thrust::counting_iterator<uint32_t> iota(0);
     std::size_t temp_bytes = 0;
-    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, iota.as<uint32_t>(), full,
-                                                    r.full_index.as<uint32_t>(), counts.as<uint32_t>(), int64_t(n),
-                                                    stream));
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, iota, full, r.full_index.as<uint32_t>(),
+                                                    counts.as<uint32_t>(), int64_t(n), stream));
     DeviceBuffer temp = pool.acquire(temp_bytes);
-    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota.as<uint32_t>(), full,
-                                                    r.full_index.as<uint32_t>(), counts.as<uint32_t>(), int64_t(n),
-                                                    stream));
-    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota.as<uint32_t>(), one,
-                                                    r.one_index.as<uint32_t>(), counts.as<uint32_t>() + 1,
-                                                    int64_t(n), stream));
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota, full, r.full_index.as<uint32_t>(),
+                                                    counts.as<uint32_t>(), int64_t(n), stream));
+    SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota, one, r.one_index.as<uint32_t>(),
+                                                    counts.as<uint32_t>() + 1, int64_t(n), stream));
     uint32_t host_counts[2];
     SNARKPIPE_CUDA_CHECK(
         cudaMemcpyAsync(host_counts, counts.data(), sizeof host_counts, cudaMemcpyDeviceToHost, stream));
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     r.n_full = host_counts[0];
     r.n_one = host_counts[1];
-    r.full_scalars = pool.acquire(std::max<std::size_t>(r.n_full, 1) * sizeof(Fr));
-    if (r.n_full)
-      gather_kernel<<<blocks_for(r.n_full, 256), 256, 0, stream>>>(s, r.full_index.as<uint32_t>(), r.n_full,
-                                                                   r.full_scalars.as<fr_t>());
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
     return r;
   }
 
+  // The ones' plain sum, then the full scalars' MSM in chunks of SPLIT_CHUNK (each gathered
+  // into one reused buffer), so the temporaries do not grow with a witness of few 0/1 values.
   template <class C>
   ec::Jacobian<C> split_msm(GpuMsm<C>& msm, const Split& sp) {
-    return msm.msm_device(sp.full_scalars.as<Fr>(), sp.n_full, {}, sp.full_index.as<uint32_t>()) +
-           msm.sum_device(sp.one_index.as<uint32_t>(), sp.n_one);
+    ec::Jacobian<C> acc = msm.sum_device(sp.one_index.as<uint32_t>(), sp.n_one);
+    if (sp.n_full == 0) return acc;
+    const std::size_t chunk = std::min<std::size_t>(sp.n_full, SPLIT_CHUNK);
+    DeviceBuffer scalars = sp.pool->acquire(chunk * sizeof(Fr));
+    for (std::size_t off = 0; off < sp.n_full; off += chunk) {
+      const std::size_t len = std::min(chunk, sp.n_full - off);
+      const uint32_t* index = sp.full_index.as<uint32_t>() + off;
+      gather_full_kernel<<<blocks_for(len, 256), 256, 0, sp.stream>>>(sp.s, sp.cols, index, len,
+                                                                      scalars.as<fr_t>());
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+      acc = acc + msm.msm_device(scalars.as<Fr>(), len, {}, index);  // returns when done with scalars
+    }
+    return acc;
   }
 
   GpuNtt& ntt_for(unsigned log_m) {
@@ -421,7 +470,9 @@ void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
   impl_->circuits.erase(&r1cs);
 }
 
-std::size_t CudaBackend::device_bytes_held() const { return impl_->pool.bytes_allocated(); }
+std::size_t CudaBackend::device_bytes_held() const {
+  return impl_->pool.bytes_allocated() + impl_->tail_pool.bytes_allocated();
+}
 const CudaProverPhases& CudaBackend::last_phases() const { return impl_->phases; }
 
 SrsResidency CudaBackend::residency_used() const { return impl_->used; }
@@ -451,6 +502,8 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   bytes += 3 * m * 32;                                                // a, b, c
   bytes += 3 * m * 32;                                                // NTT scratch, twiddles (both ways)
   bytes += h_msm_temp_bytes(m);  // the largest G1 MSM (H)
+  if (residency == SrsResidency::vram)  // L, A and B beside it, from their own pool
+    bytes += tail_temp_bytes(std::max({r1cs.num_aux, pk.a.size(), pk.b_g1.size()}));
   return bytes;
 }
 
@@ -487,7 +540,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   if (!m.keys.count(&pk) || !m.circuits.count(&r1cs)) {
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t room = free_bytes + m.pool.bytes_allocated();
+    const std::size_t room = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
     const std::size_t piece = m.options.host_piece_points;
     if (residency == SrsResidency::automatic)
       residency = device_bytes_needed(pk, r1cs, SrsResidency::vram) <= room ? SrsResidency::vram : SrsResidency::host;
@@ -543,6 +596,69 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     }
     mark(1);
   }
+  // The L, A and B MSMs need only the witness. With the key in GPU memory they run on the
+  // second stream, beside the a,b,c → NTT → H MSM chain, so that each chain's arithmetic fills
+  // the SMs the other's memory passes (SpMV, the NTTs' permutations and pointwise steps, the
+  // sorts) and sparse tails (reductions, the last wave of a kernel) leave idle. With a
+  // host-resident key they follow the H MSM on the main stream (one streamer, one stream).
+  const bool concurrent = !host && m.options.concurrent_msms;
+  cudaStream_t ts = host ? st : m.tail_stream;
+  BufferPool& tpool = host ? m.pool : m.tail_pool;
+  ProofParts parts;
+  auto tail = [&] {
+    SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+    auto tmark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.tail_marks[i], ts)); };
+    tmark(0);
+    if (host) {  // the queries stream through in pieces, each split on its own
+      parts.l = m.streamed_msm(pk.l, z.as<fr_t>() + nin, naux, true);
+      tmark(1);
+      DeviceBuffer scalars = m.pool.acquire(std::max(dc.n_a, dc.n_b) * sizeof(Fr) + 1);
+      gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, ts>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
+                                                              scalars.as<fr_t>());
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+      parts.a = m.streamed_msm(pk.a, scalars.as<fr_t>(), dc.n_a, true);
+      tmark(2);
+      if (dc.n_b)
+        gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, ts>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
+                                                                scalars.as<fr_t>());
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+      parts.b_g1 = m.streamed_msm(pk.b_g1, scalars.as<fr_t>(), dc.n_b, true);
+      tmark(3);
+      parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
+    } else {
+      parts.l = m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, nullptr, naux, tpool, ts));
+      tmark(1);
+      parts.a = m.split_msm(*dk.a, m.split(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, tpool, ts));
+      tmark(2);
+      const Impl::Split b = m.split(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, tpool, ts);
+      parts.b_g1 = m.split_msm(*dk.b_g1, b);
+      tmark(3);
+      parts.b_g2 = m.split_msm(*dk.b_g2, b);
+    }
+    tmark(4);
+    SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.tail_marks[4]));
+  };
+  std::exception_ptr tail_error;
+  std::thread tail_thread;
+  // Joined however this function leaves: the tail reads z, dc and dk.
+  struct Joiner {
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{tail_thread};
+  if (concurrent) {
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.witness_ready, st));
+    SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(ts, m.witness_ready));
+    tail_thread = std::thread([&] {
+      try {
+        tail();
+      } catch (...) {
+        tail_error = std::current_exception();
+      }
+    });
+  }
+
   DeviceBuffer abc[3] = {m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr))};
   const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
   for (int k = 0; k < 3; ++k) {
@@ -572,8 +688,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   abc[2].reset();
   mark(3);
 
-  ProofParts parts;
-  phase("H MSM");
+  phase(concurrent ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
   // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
   // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
   if (host)
@@ -582,41 +697,30 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();
   mark(4);
-  phase("L MSM");
-  parts.l = host ? m.streamed_msm(pk.l, z.as<fr_t>() + nin, naux, true)
-                : m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, naux));
-  mark(5);
-  phase("A MSM");
-  DeviceBuffer scalars = m.pool.acquire(std::max(dc.n_a, dc.n_b) * sizeof(Fr) + 1);
-  gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, st>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
-                                                          scalars.as<fr_t>());
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
-  parts.a = host ? m.streamed_msm(pk.a, scalars.as<fr_t>(), dc.n_a, true)
-                : m.split_msm(*dk.a, m.split(scalars.as<fr_t>(), dc.n_a));
-  mark(6);
-  phase("B MSM (G1)");
-  if (dc.n_b)
-    gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, st>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
-                                                            scalars.as<fr_t>());
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
-  if (host) {
-    parts.b_g1 = m.streamed_msm(pk.b_g1, scalars.as<fr_t>(), dc.n_b, true);
-    mark(7);
-    phase("B MSM (G2)");
-    parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
+  if (concurrent) {
+    tail_thread.join();
+    if (tail_error) std::rethrow_exception(tail_error);
   } else {
-    const Impl::Split b_split = m.split(scalars.as<fr_t>(), dc.n_b);
-    parts.b_g1 = m.split_msm(*dk.b_g1, b_split);
-    mark(7);
-    phase("B MSM (G2)");
-    parts.b_g2 = m.split_msm(*dk.b_g2, b_split);
+    phase("L, A, B MSMs");
+    if (!host) {
+      SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.witness_ready, st));
+      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(ts, m.witness_ready));
+    }
+    tail();
   }
-  mark(8);
-  SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[8]));
+  SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.tail_done, ts));
+  SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.tail_done));
+  mark(5);
+  SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[5]));
 
   auto span = [&](int i, int j) {
     float ms = 0;
     SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, m.marks[i], m.marks[j]));
+    return ms;
+  };
+  auto tail_span = [&](int i, int j) {
+    float ms = 0;
+    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, m.tail_marks[i], m.tail_marks[j]));
     return ms;
   };
   CudaProverPhases& p = m.phases;
@@ -624,10 +728,12 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   p.abc = span(1, 2);
   p.ntt = span(2, 3);
   p.h_msm = span(3, 4);
-  p.l_msm = span(4, 5);
-  p.a_msm = span(5, 6);
-  p.b_g1_msm = span(6, 7);
-  p.b_g2_msm = span(7, 8);
+  p.l_msm = tail_span(0, 1);
+  p.a_msm = tail_span(1, 2);
+  p.b_g1_msm = tail_span(2, 3);
+  p.b_g2_msm = tail_span(3, 4);
+  p.concurrent = concurrent;
+  p.device_total = span(0, 5);
   if (timings) {
     timings->abc_ms = p.upload + p.abc;
     timings->ntt_ms = p.ntt;

@@ -27,9 +27,13 @@
 
 namespace snarkpipe::cuda {
 
-// Device time per phase of the last start(), in milliseconds (CUDA events).
+// Device time per phase of the last start(), in milliseconds (CUDA events). With `concurrent`
+// the L, A and B MSMs ran on a second stream beside upload → H MSM (their spans overlap it);
+// device_total spans the whole, both streams.
 struct CudaProverPhases {
   float upload = 0, abc = 0, ntt = 0, h_msm = 0, l_msm = 0, a_msm = 0, b_g1_msm = 0, b_g2_msm = 0;
+  float device_total = 0;
+  bool concurrent = false;
 };
 
 enum class SrsResidency { vram, host, automatic };
@@ -43,6 +47,9 @@ struct CudaBackendOptions {
   SrsResidency residency = SrsResidency::automatic;
   // Points per streamed piece in host residency (G2 pieces hold half as many); 0: 2^25.
   std::size_t host_piece_points = 0;
+  // With the key in GPU memory, run the L, A and B MSMs on a second stream beside the H
+  // computation and H MSM (false: one after the other, on one stream).
+  bool concurrent_msms = true;
 };
 
 class CudaBackend final : public groth16::ProverBackend {
@@ -73,7 +80,7 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t circuit_bytes(const circuit::R1cs& r1cs);
   // The residency the last start() used for its key (vram or host).
   SrsResidency residency_used() const;
-  std::size_t device_bytes_held() const;  // by this backend's pool now
+  std::size_t device_bytes_held() const;  // by this backend's two pools now
   const CudaProverPhases& last_phases() const;
 
  private:

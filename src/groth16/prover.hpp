@@ -49,7 +49,8 @@ struct ProofParts {
 };
 
 // Called at the start of each phase: "a,b,c + H (NTT)", "H MSM", "L MSM", "A MSM",
-// "B MSM (G1)", "B MSM (G2)".
+// "B MSM (G1)", "B MSM (G2)" (the CUDA backend, whose L, A and B MSMs run beside the H MSM
+// or after it: "a,b,c + H (NTT)", then "H MSM (L, A, B MSMs beside it)" or "H MSM", "L, A, B MSMs").
 using ProverProgress = std::function<void(std::string_view phase)>;
 
 class ProverError : public std::invalid_argument {

@@ -49,6 +49,32 @@ TEST(CudaProver, SameProofAsTheCpuBackend) {
   }
 }
 
+// The L, A and B MSMs on a second stream beside the H chain (the default) or after it on one
+// stream: the same proof as the CPU backend either way, and the phases say which ran.
+TEST(CudaProver, SerialAndConcurrentMsmsGiveTheCpuProof) {
+  SNARKPIPE_REQUIRE_GPU();
+  groth16::CpuBackend cpu;
+  const testing::RandomCircuit circuit((1 << 15) + 9, 4, ::test_seed("CudaProver.Streams"));
+  const circuit::R1cs r1cs = circuit.record();
+  const groth16::Witness w = circuit.witness();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  for (const bool concurrent : {true, false}) {
+    SCOPED_TRACE(concurrent ? "concurrent" : "serial");
+    cuda::CudaBackendOptions opt;
+    opt.concurrent_msms = concurrent;
+    cuda::CudaBackend gpu(opt);
+    for (int run = 0; run < 3; ++run) {  // pools reused across proofs
+      const ProverRandomness rs = ProverRandomness::random();
+      EXPECT_EQ(gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs).to_bytes(),
+                cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+      const cuda::CudaProverPhases& p = gpu.last_phases();
+      EXPECT_EQ(p.concurrent, concurrent);
+      EXPECT_GT(p.device_total, 0.0f);
+      EXPECT_GE(p.device_total + 0.01f, p.upload + p.abc + p.ntt + p.h_msm);
+    }
+  }
+}
+
 // The key left in host memory and streamed in pieces (small pieces here, so every MSM runs
 // over several, the 0/1 split included): still the CPU backend's proof.
 TEST(CudaProver, HostResidentKeyStreamsInPieces) {
