@@ -51,7 +51,7 @@ struct __align__(16) xyzz_t {
     const F m = x2.dbl() + x2;
     xyzz_t r;
     r.X = m.sqr() - s.dbl();
-    r.Y = m * (s - r.X) - w * Y;
+    r.Y = F::mul_sub(m, s - r.X, w, Y);
     r.ZZ = v * ZZ;
     r.ZZZ = w * ZZZ;
     return r;
@@ -74,7 +74,7 @@ struct __align__(16) xyzz_t {
     const F qq = u1 * pp;
     xyzz_t r;
     r.X = rr.sqr() - ppp - qq.dbl();
-    r.Y = rr * (qq - r.X) - s1 * ppp;
+    r.Y = F::mul_sub(rr, qq - r.X, s1, ppp);
     r.ZZ = p.ZZ * q.ZZ * pp;
     r.ZZZ = p.ZZZ * q.ZZZ * ppp;
     return r;
@@ -94,7 +94,7 @@ struct __align__(16) xyzz_t {
     const F qq = X * pp;
     xyzz_t r;
     r.X = rr.sqr() - ppp - qq.dbl();
-    r.Y = rr * (qq - r.X) - Y * ppp;
+    r.Y = F::mul_sub(rr, qq - r.X, Y, ppp);
     r.ZZ = ZZ * pp;
     r.ZZZ = ZZZ * ppp;
     return r;

@@ -92,6 +92,17 @@ struct __align__(16) mont_t {
     mul_raw(r.v, a.v, b.v);
     return r;
   }
+  // a·b − c·d with one reduction instead of two (2N² + N² + N products instead of 2·(2N² + N)):
+  // T = a·b + c·(p − d) < 2p² < p·R for a, b, c, d < p.
+  __device__ __forceinline__ static mont_t mul_sub(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
+    const mont_t nd = -d;
+    uint32_t lo[N], hi[N];
+    wide_mul_add(lo, hi, a.v, b.v, c.v, nd.v);
+    mont_t r;
+    redc(r.v, lo, hi);
+    return r;
+  }
+
   __device__ __forceinline__ mont_t sqr() const {
     mont_t r;
     sqr_raw(r.v, v);
@@ -338,10 +349,40 @@ struct __align__(16) mont_t {
     asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(E[2 * N - 2]) : "r"(a[N - 1]));
     asm volatile("madc.hi.u32 %0, %1, %1, %0;" : "+r"(E[2 * N - 1]) : "r"(a[N - 1]));
 
-    // u = (T_low + M·p)/R, row by row (t < R + 2^32·p fits N+1 limbs; o < p).
+    // u = (T_low + M·p)/R, row by row, then u + T_high mod p.
+    redc(out, E, E + N);
+  }
+
+  // T = a·b + c·d as 2N limbs, T_low in lo and T_high in hi, for a, b, c, d < p: the rows of
+  // mul_raw without the reduction, one limb out per row. After row i the part above the limbs
+  // already out is < a + c < 2p, so e fits N+1 limbs and o stays below 2^(32N) as in mul_raw.
+  __device__ __forceinline__ static void wide_mul_add(uint32_t* lo, uint32_t* hi, const uint32_t* a,
+                                                      const uint32_t* b, const uint32_t* c, const uint32_t* d) {
+    uint32_t e[N + 1], o[N];
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+      asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(a[j]), "r"(b[0]));
+      asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(a[j]), "r"(b[0]));
+    }
+    e[N] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (i > 0) mad_even(e, a, b[i]);
+      mul_odd(o, a, b[i]);
+      mad_even(e, c, d[i]);
+      mad_odd(o, c, d[i]);
+      lo[i] = e[0];
+      shift_row(e, o);
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j) hi[j] = e[j];
+  }
+  // out = T·R^-1 mod p for T = hi·R + lo < p·R: u = (lo + M·p)/R ≤ p row by row (t < R +
+  // 2^32·p fits N+1 limbs; o < p), then u + hi < 2p, less p unless that borrows.
+  __device__ __forceinline__ static void redc(uint32_t* out, const uint32_t* lo, const uint32_t* hi) {
     uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
-    for (int j = 0; j < N; ++j) p[j] = P::mod(j), e[j] = E[j];
+    for (int j = 0; j < N; ++j) p[j] = P::mod(j), e[j] = lo[j];
     e[N] = 0;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
@@ -350,12 +391,10 @@ struct __align__(16) mont_t {
       mad_even(e, p, m);
       shift_row(e, o);
     }
-    // u + T_high < 2p < 2^(32N), then subtract p unless that borrows.
     uint32_t s[N];
-    add_raw(s, e, E + N);
+    add_raw(s, e, hi);
     reduce_once(out, s);
   }
-
   // out = a·b·R^-1 mod p for a, b < p: CIOS (per limb b_i: t += a·b_i; t += m·p with
   // m = t_0·(-p^-1) mod 2^32, clearing t_0; t >>= 32) with t kept as e + o·2^32:
   //   e += a_even·b_i; o = a_odd·b_i; m = e_0·M0; e += m·p_even; o += m·p_odd;

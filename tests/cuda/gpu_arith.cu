@@ -21,6 +21,7 @@ __global__ void field_kernel(FieldOp op, const D* a, const D* b, D* out, std::si
     case FieldOp::Mul: r = x * y; break;
     case FieldOp::Sqr: r = x.sqr(); break;
     case FieldOp::Dbl: r = x.dbl(); break;
+    case FieldOp::MulSub: r = D::mul_sub(x, y, a[(i + 1) % n], b[(i + 1) % n]); break;
     default: r = x; break;
   }
   out[i] = r;
@@ -83,7 +84,7 @@ std::vector<Out> on_device(std::size_t n, Launch launch, std::span<const In>... 
 template <class D, class H>
 std::vector<H> field_op(FieldOp op, std::span<const H> a, std::span<const H> b) {
   static_assert(sizeof(D) == sizeof(H));
-  const bool binary = op == FieldOp::Add || op == FieldOp::Sub || op == FieldOp::Mul;
+  const bool binary = op == FieldOp::Add || op == FieldOp::Sub || op == FieldOp::Mul || op == FieldOp::MulSub;
   if (!binary) b = a;
   return on_device<H>(
       a.size(),

@@ -9,7 +9,8 @@
 
 namespace snarkpipe::cuda::testing {
 
-enum class FieldOp { Add, Sub, Neg, Mul, Sqr, Dbl, FromMontgomery, ToMontgomery, Inverse };
+// MulSub: a[i]·b[i] − a[j]·b[j] with j = (i + 1) mod n (one reduction for the two products).
+enum class FieldOp { Add, Sub, Neg, Mul, Sqr, Dbl, MulSub, FromMontgomery, ToMontgomery, Inverse };
 enum class PointOp { Add, Dbl, AddAffine };
 
 // out[i] = op(a[i], b[i]) (b unused by the unary operations).

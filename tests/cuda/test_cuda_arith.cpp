@@ -39,6 +39,15 @@ std::vector<F> random_with_edges(SeededRng& rng, std::size_t n) {
   v[4] = minus_one<F>();
   // Raw Montgomery limbs full of ones (2^k − 1 below p, p − 1, p − 2): the carry chains of
   // the multiplication and of the squaring's doubled cross products at their longest.
+  if constexpr (std::is_same_v<F, Fp2>) {
+    // Components at the prime field's edges (p − 1, p − 2, limbs full of ones), paired with
+    // each other and with random ones: the double-width Karatsuba's sums at their largest.
+    const std::vector<Fp> e = random_with_edges<Fp>(rng, 24);
+    for (std::size_t k = 0; k < e.size() && 5 + 2 * k + 1 < n; ++k) {
+      v[5 + 2 * k] = Fp2(e[k], e[(k + 7) % e.size()]);
+      v[5 + 2 * k + 1] = Fp2(e[k], e[k]);
+    }
+  }
   if constexpr (requires { typename F::Repr; }) {
     std::size_t at = 5;
     const int bits = int(typename F::Repr{}.size()) * 64;
@@ -65,7 +74,10 @@ void check_field(const char* name, GpuOp gpu) {
   b[4] = minus_one<F>();  // (p-1) + (p-1)
   const auto add = gpu(FieldOp::Add, a, b), sub = gpu(FieldOp::Sub, a, b), mul = gpu(FieldOp::Mul, a, b);
   const auto neg = gpu(FieldOp::Neg, a, b), sqr = gpu(FieldOp::Sqr, a, b), dbl = gpu(FieldOp::Dbl, a, b);
+  const auto mul_sub = gpu(FieldOp::MulSub, a, b);
   for (std::size_t i = 0; i < N; ++i) {
+    const std::size_t j = (i + 1) % N;
+    ASSERT_EQ(mul_sub[i], a[i] * b[i] - a[j] * b[j]) << name << " mul_sub, i = " << i;
     ASSERT_EQ(add[i], a[i] + b[i]) << name << " add, i = " << i;
     ASSERT_EQ(sub[i], a[i] - b[i]) << name << " sub, i = " << i;
     ASSERT_EQ(mul[i], a[i] * b[i]) << name << " mul, i = " << i;
