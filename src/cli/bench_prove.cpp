@@ -122,7 +122,10 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
     }
     say("  proof %d%s: %.1f ms (start %.1f, finish %.1f), %s\n", r, r == 0 ? " (warm-up)" : "", start_ms + finish_ms,
         start_ms, finish_ms, ok ? "verified" : "DOES NOT VERIFY");
-    if (r == 0) continue;
+    if (r == 0) {
+      if (gpu) say("  %s\n", gpu->memory_plan().c_str());
+      continue;
+    }
     totals.push_back(start_ms + finish_ms);
     phases["witness_generation"].push_back(witness_ms);
     if (packed) {
@@ -178,6 +181,7 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
   if (opt.compare_cpu) res["equal_to_cpu_backend"] = all_equal;
   if (gpu) {
     res["srs_residency"] = cuda::to_string(gpu->residency_used());
+    res["memory_plan"] = gpu->memory_plan();
     res["concurrent_msms"] = gpu->last_phases().concurrent;
   }
   rec["results"] = nlohmann::json::array({res});

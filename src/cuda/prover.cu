@@ -241,6 +241,7 @@ struct CudaBackend::Impl {
 
   CudaBackendOptions options;
   SrsResidency used = SrsResidency::vram;
+  std::string memory_plan;
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
 
@@ -476,6 +477,7 @@ std::size_t CudaBackend::device_bytes_held() const {
 const CudaProverPhases& CudaBackend::last_phases() const { return impl_->phases; }
 
 SrsResidency CudaBackend::residency_used() const { return impl_->used; }
+const std::string& CudaBackend::memory_plan() const { return impl_->memory_plan; }
 
 std::size_t CudaBackend::key_bytes(const groth16::ProvingKey& pk) {
   return (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
@@ -542,9 +544,17 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t room = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
     const std::size_t piece = m.options.host_piece_points;
-    if (residency == SrsResidency::automatic)
-      residency = device_bytes_needed(pk, r1cs, SrsResidency::vram) <= room ? SrsResidency::vram : SrsResidency::host;
+    const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
+    std::string why;
+    if (residency == SrsResidency::automatic) {
+      const std::size_t vram_need = device_bytes_needed(pk, r1cs, SrsResidency::vram);
+      residency = vram_need <= room ? SrsResidency::vram : SrsResidency::host;
+      why = residency == SrsResidency::vram ? " (auto: it fits)"
+                                            : " (auto: the key in GPU memory would need " + mib(vram_need) + ")";
+    }
     const std::size_t need = device_bytes_needed(pk, r1cs, residency, piece);
+    m.memory_plan = std::string(residency == SrsResidency::vram ? "key in GPU memory" : "key in host memory") + why +
+                    ": about " + mib(need) + " planned of " + mib(room) + " free on " + m.device_name;
     if (need > room)
       throw ProverError("the GPU (" + m.device_name + ") has " + std::to_string(free_bytes >> 20) + " MiB free of " +
                         std::to_string(total_bytes >> 20) + " MiB; a proof of this circuit with its key in " +
@@ -626,14 +636,18 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       tmark(3);
       parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
     } else {
-      parts.l = m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, nullptr, naux, tpool, ts));
-      tmark(1);
-      parts.a = m.split_msm(*dk.a, m.split(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, tpool, ts));
+      // B_G2 first: its loop is bound by latency and spills, not by the multipliers, so it
+      // overlaps best with the H chain's multiplier-bound NTTs.
+      {
+        const Impl::Split b = m.split(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, tpool, ts);
+        parts.b_g2 = m.split_msm(*dk.b_g2, b);
+        tmark(1);
+        parts.b_g1 = m.split_msm(*dk.b_g1, b);
+      }
       tmark(2);
-      const Impl::Split b = m.split(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, tpool, ts);
-      parts.b_g1 = m.split_msm(*dk.b_g1, b);
+      parts.l = m.split_msm(*dk.l, m.split(z.as<fr_t>() + nin, nullptr, naux, tpool, ts));
       tmark(3);
-      parts.b_g2 = m.split_msm(*dk.b_g2, b);
+      parts.a = m.split_msm(*dk.a, m.split(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, tpool, ts));
     }
     tmark(4);
     SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.tail_marks[4]));
@@ -728,10 +742,11 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   p.abc = span(1, 2);
   p.ntt = span(2, 3);
   p.h_msm = span(3, 4);
-  p.l_msm = tail_span(0, 1);
-  p.a_msm = tail_span(1, 2);
-  p.b_g1_msm = tail_span(2, 3);
-  p.b_g2_msm = tail_span(3, 4);
+  // The second stream's order: L, A, B_G1, B_G2 streamed; B_G2, B_G1, L, A resident.
+  p.l_msm = host ? tail_span(0, 1) : tail_span(2, 3);
+  p.a_msm = host ? tail_span(1, 2) : tail_span(3, 4);
+  p.b_g1_msm = host ? tail_span(2, 3) : tail_span(1, 2);
+  p.b_g2_msm = host ? tail_span(3, 4) : tail_span(0, 1);
   p.concurrent = concurrent;
   p.device_total = span(0, 5);
   if (timings) {

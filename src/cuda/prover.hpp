@@ -80,6 +80,8 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t circuit_bytes(const circuit::R1cs& r1cs);
   // The residency the last start() used for its key (vram or host).
   SrsResidency residency_used() const;
+  // How the last plan placed the key, in words (e.g. why auto chose host memory); empty before.
+  const std::string& memory_plan() const;
   std::size_t device_bytes_held() const;  // by this backend's two pools now
   const CudaProverPhases& last_phases() const;
 

@@ -46,6 +46,10 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const c
   return 0;
 }
 SrsResidency CudaBackend::residency_used() const { return SrsResidency::vram; }
+const std::string& CudaBackend::memory_plan() const {
+  static const std::string none;
+  return none;
+}
 std::size_t CudaBackend::key_bytes(const groth16::ProvingKey&) { return 0; }
 std::size_t CudaBackend::circuit_bytes(const circuit::R1cs&) { return 0; }
 std::size_t CudaBackend::device_bytes_held() const { return 0; }
