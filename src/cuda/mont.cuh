@@ -283,6 +283,15 @@ struct __align__(16) mont_t {
     asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(x[N - 1]), "r"(y));
     asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(x[N - 1]), "r"(y));
   }
+  // e = even products, e[N] = 0 (the pairs do not overlap, so no additions).
+  __device__ __forceinline__ static void mul_even(uint32_t* e, const uint32_t* x, uint32_t y) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+      asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(x[j]), "r"(y));
+      asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(x[j]), "r"(y));
+    }
+    e[N] = 0;
+  }
   // o = odd products (the pairs do not overlap, so no additions).
   __device__ __forceinline__ static void mul_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
 #pragma unroll
@@ -359,12 +368,7 @@ struct __align__(16) mont_t {
   __device__ __forceinline__ static void wide_mul_add(uint32_t* lo, uint32_t* hi, const uint32_t* a,
                                                       const uint32_t* b, const uint32_t* c, const uint32_t* d) {
     uint32_t e[N + 1], o[N];
-#pragma unroll
-    for (int j = 0; j < N; j += 2) {
-      asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(a[j]), "r"(b[0]));
-      asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(a[j]), "r"(b[0]));
-    }
-    e[N] = 0;
+    mul_even(e, a, b[0]);
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       if (i > 0) mad_even(e, a, b[i]);
@@ -406,12 +410,7 @@ struct __align__(16) mont_t {
     uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) p[j] = P::mod(j);
-#pragma unroll
-    for (int j = 0; j < N; j += 2) {
-      asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(a[j]), "r"(b[0]));
-      asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(a[j]), "r"(b[0]));
-    }
-    e[N] = 0;
+    mul_even(e, a, b[0]);
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       if (i > 0) mad_even(e, a, b[i]);
