@@ -248,13 +248,12 @@ struct __align__(16) mont_t {
     for (int j = 0; j < N; ++j) out[j] = d[j] ^ ((t[j] ^ d[j]) & borrow);
   }
   // The end of a reduction row: t' = t/2^32 = o + e[1..N] into e, and e[N] cleared.
-  template <int M = N>
   __device__ __forceinline__ static void shift_row(uint32_t* e, const uint32_t* o) {
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
 #pragma unroll
-    for (int j = 1; j < M - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[M - 1]) : "r"(o[M - 1]), "r"(e[M]));
-    e[M] = 0;
+    for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(e[N - 1]) : "r"(o[N - 1]), "r"(e[N]));
+    e[N] = 0;
   }
 
   // The products of one row, x·y, split by the parity of x's limb index so that the low and
@@ -262,45 +261,41 @@ struct __align__(16) mont_t {
   // issues as one IMAD.WIDE.U32(.X) (an unaligned pair costs two multiply-adds and moves).
   //   even: e[0..N] += Σ_{j even} x_j·y·2^(32j)      (one carry chain, out into e[N])
   //   odd:  o[0..N) += Σ_{j odd} x_j·y·2^(32(j-1))   (o is the odd part shifted down a limb)
-  template <int M = N>
   __device__ __forceinline__ static void mad_even(uint32_t* e, const uint32_t* x, uint32_t y) {
     asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(e[0]) : "r"(x[0]), "r"(y));
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(e[1]) : "r"(x[0]), "r"(y));
 #pragma unroll
-    for (int j = 2; j < M; j += 2) {
+    for (int j = 2; j < N; j += 2) {
       asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(e[j]) : "r"(x[j]), "r"(y));
       asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(e[j + 1]) : "r"(x[j]), "r"(y));
     }
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[M]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N]));
   }
   // o += odd products; the sum stays below 2^(32N) (see mul_raw), so no carry leaves o.
-  template <int M = N>
   __device__ __forceinline__ static void mad_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
     asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(x[1]), "r"(y));
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(x[1]), "r"(y));
 #pragma unroll
-    for (int j = 3; j < M - 1; j += 2) {
+    for (int j = 3; j < N - 1; j += 2) {
       asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[j - 1]) : "r"(x[j]), "r"(y));
       asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[j]) : "r"(x[j]), "r"(y));
     }
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[M - 2]) : "r"(x[M - 1]), "r"(y));
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[M - 1]) : "r"(x[M - 1]), "r"(y));
+    asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[N - 2]) : "r"(x[N - 1]), "r"(y));
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(x[N - 1]), "r"(y));
   }
   // e = even products, e[N] = 0 (the pairs do not overlap, so no additions).
-  template <int M = N>
   __device__ __forceinline__ static void mul_even(uint32_t* e, const uint32_t* x, uint32_t y) {
 #pragma unroll
-    for (int j = 0; j < M; j += 2) {
+    for (int j = 0; j < N; j += 2) {
       asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(x[j]), "r"(y));
       asm("mul.hi.u32 %0, %1, %2;" : "=r"(e[j + 1]) : "r"(x[j]), "r"(y));
     }
-    e[M] = 0;
+    e[N] = 0;
   }
   // o = odd products (the pairs do not overlap, so no additions).
-  template <int M = N>
   __device__ __forceinline__ static void mul_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
 #pragma unroll
-    for (int j = 1; j < M; j += 2) {
+    for (int j = 1; j < N; j += 2) {
       asm("mul.lo.u32 %0, %1, %2;" : "=r"(o[j - 1]) : "r"(x[j]), "r"(y));
       asm("mul.hi.u32 %0, %1, %2;" : "=r"(o[j]) : "r"(x[j]), "r"(y));
     }
