@@ -347,12 +347,7 @@ def final_sub_store(f, field, n, u, tmps, outp):
     """out = t - m if t >= m else t (t < 2m < 2^(64N))."""
     s = tmps[:n]
     assert len(s) == n and not set(s) & set(u)
-    for j in range(n):
-        f.emit(f"mov {s[j]}, {u[j]}")
-    for j in range(n):
-        f.emit(f"{'sub' if j == 0 else 'sbb'} {s[j]}, {modw(field, j)}")
-    for j in range(n):
-        f.emit(f"cmovc {s[j]}, {u[j]}")
+    inline_final_sub(f, field, n, u, s)
     for j in range(n):
         f.emit(f"mov {q(outp, j)}, {s[j]}")
 
