@@ -29,6 +29,8 @@ using groth16::ProofParts;
 using groth16::ProverError;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+// Windows of c bits in a 256-bit scalar (as GpuMsm cuts them).
+std::size_t windows_for(unsigned c) { return (256 + c - 1) / c; }
 
 constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;
 // The L, A and B MSMs' full-scalar parts (a PoRep witness has ~13M) run beside the H MSM, in
@@ -201,7 +203,7 @@ GpuMsmConfig h_msm_config(std::size_t m) {
   GpuMsmConfig cfg;
   const std::size_t piece = std::min(m, MSM_PIECE);
   const unsigned c = GpuMsmG1::window_bits_for(piece);
-  cfg.max_entries = piece * ((256 + c - 1) / c);
+  cfg.max_entries = piece * windows_for(c);
   return cfg;
 }
 
@@ -209,12 +211,12 @@ GpuMsmConfig h_msm_config(std::size_t m) {
 // index lists), one chunk of full scalars and its MSM's temporaries (G2 points, the larger).
 std::size_t tail_temp_bytes(std::size_t longest_query) {
   const unsigned c = GpuMsmG2::window_bits_for(SPLIT_CHUNK);
-  return 10 * longest_query + 32 * SPLIT_CHUNK + msm_temp_bytes(SPLIT_CHUNK, 4 * 96, c, (256 + c - 1) / c);
+  return 10 * longest_query + 32 * SPLIT_CHUNK + msm_temp_bytes(SPLIT_CHUNK, 4 * 96, c, windows_for(c));
 }
 
 std::size_t h_msm_temp_bytes(std::size_t m) {
   const unsigned c = GpuMsmG1::window_bits_for(m);
-  const std::size_t windows = (256 + c - 1) / c;
+  const std::size_t windows = windows_for(c);
   const std::size_t per_pass = std::clamp<std::size_t>(h_msm_config(m).max_entries / std::max<std::size_t>(m, 1), 1, windows);
   return msm_temp_bytes(m, 2 * 96, c, per_pass);
 }
@@ -661,9 +663,11 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       if (t.joinable()) t.join();
     }
   } joiner{tail_thread};
-  if (concurrent) {
+  if (!host) {  // the second stream starts once the witness is on the device
     SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.witness_ready, st));
     SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(ts, m.witness_ready));
+  }
+  if (concurrent)
     tail_thread = std::thread([&] {
       try {
         tail();
@@ -671,7 +675,6 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
         tail_error = std::current_exception();
       }
     });
-  }
 
   DeviceBuffer abc[3] = {m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr))};
   const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
@@ -716,10 +719,6 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     if (tail_error) std::rethrow_exception(tail_error);
   } else {
     phase("L, A, B MSMs");
-    if (!host) {
-      SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.witness_ready, st));
-      SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(ts, m.witness_ready));
-    }
     tail();
   }
   SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.tail_done, ts));
@@ -727,16 +726,13 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   mark(5);
   SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[5]));
 
-  auto span = [&](int i, int j) {
+  auto elapsed = [](cudaEvent_t from, cudaEvent_t to) {
     float ms = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, m.marks[i], m.marks[j]));
+    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
     return ms;
   };
-  auto tail_span = [&](int i, int j) {
-    float ms = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, m.tail_marks[i], m.tail_marks[j]));
-    return ms;
-  };
+  auto span = [&](int i, int j) { return elapsed(m.marks[i], m.marks[j]); };
+  auto tail_span = [&](int i, int j) { return elapsed(m.tail_marks[i], m.tail_marks[j]); };
   CudaProverPhases& p = m.phases;
   p.upload = span(0, 1);
   p.abc = span(1, 2);
