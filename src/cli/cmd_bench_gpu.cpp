@@ -142,15 +142,13 @@ json bench_ntt(unsigned log_n, const GpuBenchOptions& o) {
 }
 
 // H of a proof from the evaluations a, b, c on the domain of 2^log_n, in place in a, as
-// src/cuda/prover.cu computes it: coefficients by inverse NTTs, evaluations on the coset
-// g·H, (a·b − c)/Z there (Z is the constant g^m − 1 on the coset), coefficients again.
+// src/cuda/prover.cu computes it (GpuNtt::quotient_coefficients: six transforms).
 void h_poly(cuda::GpuNtt& ntt, Fr* a, Fr* b, Fr* c, unsigned log_n, const Fr& z_inv) {
-  for (Fr* v : {a, b, c}) ntt.coset_from_evaluations(v, log_n);  // intt, then coset_ntt
-  bench::coset_quotient(a, b, c, z_inv, std::size_t(1) << log_n, ntt.stream());
-  ntt.icoset_ntt(a, log_n);
+  ntt.quotient_coefficients(a, b, c, log_n, z_inv);
 }
 
-// h_poly on fresh random inputs of 2^log_n against the same steps with src/poly on the CPU.
+// h_poly on fresh random inputs of 2^log_n against the seven-transform formula with src/poly
+// on the CPU: coefficients, coset evaluations, (a·b − c)/Z there, coefficients again.
 bool h_poly_matches_cpu(cuda::GpuNtt& ntt, unsigned log_n) {
   const std::size_t n = std::size_t(1) << log_n;
   void* st = ntt.stream();

@@ -1,6 +1,5 @@
 #include "cuda/bench_inputs.hpp"
 
-#include <cstring>
 #include <vector>
 
 #include "cuda/base_streamer.cuh"
@@ -119,13 +118,6 @@ std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n
 
 namespace {
 
-__global__ void quotient_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
-                                std::size_t n, fr_t z_inv) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  ((fr_t::load(&a[i]) * fr_t::load(&b[i]) - fr_t::load(&c[i])) * z_inv).store(&a[i]);
-}
-
 // The events of one timing, destroyed however the timing ends.
 struct EventPair {
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -144,16 +136,6 @@ struct EventPair {
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 }  // namespace
-
-void coset_quotient(ff::Fr* d_a, const ff::Fr* d_b, const ff::Fr* d_c, const ff::Fr& z_inv, std::size_t n,
-                    void* stream) {
-  fr_t z;
-  static_assert(sizeof(fr_t) == sizeof(ff::Fr));
-  std::memcpy(&z, &z_inv, sizeof z);  // the same Montgomery limbs on both sides
-  quotient_kernel<<<unsigned((n + 255) / 256), 256, 0, cudaStream_t(stream)>>>(
-      reinterpret_cast<fr_t*>(d_a), reinterpret_cast<const fr_t*>(d_b), reinterpret_cast<const fr_t*>(d_c), n, z);
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
-}
 
 std::vector<float> time_on_stream(void* stream, unsigned warmup, unsigned runs, const std::function<void()>& f) {
   const cudaStream_t st = cudaStream_t(stream);

@@ -32,12 +32,6 @@ void table_bases(ec::Affine<C>* d_out, std::size_t n, std::span<const ec::Affine
 // The number of i < n with a[i] != b[i] (device arrays of Fr).
 std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n, void* stream);
 
-// d_a[i] = (d_a[i]·d_b[i] − d_c[i])·z_inv for i < n: the quotient by the vanishing
-// polynomial on the coset, the pointwise step of the H computation (as src/cuda/prover.cu
-// does it), ordered on `stream`.
-void coset_quotient(ff::Fr* d_a, const ff::Fr* d_b, const ff::Fr* d_c, const ff::Fr& z_inv, std::size_t n,
-                    void* stream);
-
 // Device milliseconds of each of `runs` calls of f, which enqueues its work on `stream`:
 // CUDA events recorded on `stream` around each call, after `warmup` untimed calls.
 std::vector<float> time_on_stream(void* stream, unsigned warmup, unsigned runs, const std::function<void()>& f);

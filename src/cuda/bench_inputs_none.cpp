@@ -26,9 +26,6 @@ template void table_bases<ec::G2Curve>(ec::Affine<ec::G2Curve>*, std::size_t, st
                                        std::span<const ec::Affine<ec::G2Curve>>, void*);
 
 std::size_t count_mismatches(const ff::Fr*, const ff::Fr*, std::size_t, void*) { not_built("count_mismatches"); }
-void coset_quotient(ff::Fr*, const ff::Fr*, const ff::Fr*, const ff::Fr&, std::size_t, void*) {
-  not_built("coset_quotient");
-}
 std::vector<float> time_on_stream(void*, unsigned, unsigned, const std::function<void()>&) {
   not_built("time_on_stream");
 }

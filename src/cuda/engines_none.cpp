@@ -44,6 +44,9 @@ void GpuNtt::intt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::i
 void GpuNtt::coset_ntt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::coset_ntt"); }
 void GpuNtt::icoset_ntt(ff::Fr*, unsigned, Order, Order, void*) { not_built("GpuNtt::icoset_ntt"); }
 void GpuNtt::coset_from_evaluations(ff::Fr*, unsigned, void*) { not_built("GpuNtt::coset_from_evaluations"); }
+void GpuNtt::quotient_coefficients(ff::Fr*, ff::Fr*, ff::Fr*, unsigned, const ff::Fr&, void*) {
+  not_built("GpuNtt::quotient_coefficients");
+}
 void* GpuNtt::stream() const { not_built("GpuNtt::stream"); }
 BufferPool& GpuNtt::pool() { not_built("GpuNtt::pool"); }
 

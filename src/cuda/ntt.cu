@@ -281,6 +281,20 @@ __global__ void scale_kernel(fr_t* x, std::size_t n, Scale mode, fr_t c, const f
   (f * fr_t::load(&x[i])).store(&x[i]);
 }
 
+// a[i] ← a[i]·b[i].
+__global__ void pointwise_mul_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ b, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  (fr_t::load(&a[i]) * fr_t::load(&b[i])).store(&a[i]);
+}
+
+// a[i] ← (a[i] − c[i])·z.
+__global__ void sub_scale_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ c, std::size_t n, fr_t z) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  ((fr_t::load(&a[i]) - fr_t::load(&c[i])) * z).store(&a[i]);
+}
+
 // In-place bit-reversal permutation over log_n bits (bit-reversed in and out only).
 __global__ void bit_reverse_kernel(fr_t* x, std::size_t n, unsigned log_n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -559,6 +573,23 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n, void* stream) 
          std::size_t(tile_n) * sizeof(fr_t), st, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
          m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
   for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, m.w_fwd.as<fr_t>(), groups[i], n, x, x, st);
+}
+
+void GpuNtt::quotient_coefficients(Fr* d_a, Fr* d_b, Fr* d_c, unsigned log_n, const Fr& z_inv, void* stream) {
+  Impl& m = *impl_;
+  const cudaStream_t st = stream ? cudaStream_t(stream) : m.stream;
+  if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
+  SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
+  const std::size_t n = std::size_t(1) << log_n;
+  fr_t* a = reinterpret_cast<fr_t*>(d_a);
+  coset_from_evaluations(d_a, log_n, st);
+  coset_from_evaluations(d_b, log_n, st);
+  pointwise_mul_kernel<<<blocks_for(n, 256), 256, 0, st>>>(a, reinterpret_cast<const fr_t*>(d_b), n);
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
+  icoset_ntt(d_a, log_n, Order::Natural, Order::Natural, st);
+  intt(d_c, log_n, Order::Natural, Order::Natural, st);
+  sub_scale_kernel<<<blocks_for(n, 256), 256, 0, st>>>(a, reinterpret_cast<const fr_t*>(d_c), n, to_device(z_inv));
+  SNARKPIPE_CUDA_CHECK_LAUNCH();
 }
 
 void GpuNtt::run_host(Kind kind, std::span<Fr> values, Order in, Order out) {

@@ -57,6 +57,13 @@ class GpuNtt {
   // coset_ntt(intt(x)), evaluations on H to evaluations on gH (natural order), in two fewer
   // passes over memory and without the two bit-reversal permutations (the H computation's step).
   void coset_from_evaluations(ff::Fr* d_values, unsigned log_n, void* stream = nullptr);
+  // The H computation of a proof: from the evaluations a, b, c on H (2^log_n, natural order),
+  // the coefficients of h = (a·b − c)/Z into d_a (d_b and d_c are overwritten), z_inv the
+  // inverse of Z on the coset (poly::EvaluationDomain::coset_vanishing_inv). Six transforms
+  // instead of seven: Z is a constant z on the coset and icoset_ntt is linear and undoes
+  // coset_ntt, so h = icoset_ntt(â·b̂)/z − intt(c)/z (x̂: x's coset evaluations).
+  void quotient_coefficients(ff::Fr* d_a, ff::Fr* d_b, ff::Fr* d_c, unsigned log_n, const ff::Fr& z_inv,
+                             void* stream = nullptr);
 
   // Host data, copied in and out through pinned staging; returns when done. The size must
   // be a power of two no larger than 2^max_log_n (std::invalid_argument otherwise).

@@ -49,14 +49,6 @@ __global__ void spmv_kernel(const uint64_t* __restrict__ row_ptr, const uint32_t
   acc.store(&out[r]);
 }
 
-// a[i] = (a[i]·b[i] − c[i])·z_inv: the quotient by the vanishing polynomial on the coset.
-__global__ void quotient_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ b, const fr_t* __restrict__ c,
-                                std::size_t n, fr_t z_inv) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  ((fr_t::load(&a[i]) * fr_t::load(&b[i]) - fr_t::load(&c[i])) * z_inv).store(&a[i]);
-}
-
 // out[i] = z[cols[i]]: a query's scalars, in the order of its points.
 __global__ void gather_kernel(const fr_t* __restrict__ z, const uint32_t* __restrict__ cols, std::size_t n,
                               fr_t* __restrict__ out) {
@@ -690,15 +682,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   cudaStream_t nst = cudaStream_t(ntt.stream());
   SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_ready, st));
   SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(nst, m.ntt_ready));
-  for (auto& v : abc) ntt.coset_from_evaluations(v.as<Fr>(), log_m);  // intt, then coset_ntt
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_done, nst));
-  SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.ntt_done));
-  quotient_kernel<<<blocks_for(n, 256), 256, 0, st>>>(abc[0].as<fr_t>(), abc[1].as<fr_t>(), abc[2].as<fr_t>(), n,
-                                                      to_device(domain.coset_vanishing_inv()));
-  SNARKPIPE_CUDA_CHECK_LAUNCH();
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_ready, st));
-  SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(nst, m.ntt_ready));
-  ntt.icoset_ntt(abc[0].as<Fr>(), log_m);
+  ntt.quotient_coefficients(abc[0].as<Fr>(), abc[1].as<Fr>(), abc[2].as<Fr>(), log_m, domain.coset_vanishing_inv(),
+                            nst);
   SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_done, nst));
   SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.ntt_done));
   abc[1].reset();

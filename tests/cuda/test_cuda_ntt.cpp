@@ -73,6 +73,39 @@ TEST(CudaNtt, MatchesCpuAtEverySmallSize) {
   check_size(gpu, rng, 20);
 }
 
+// The H computation's six-transform quotient against the seven-transform formula on the CPU
+// (coefficients, coset evaluations, (a·b − c)/Z there, coefficients again), on random a, b, c
+// (no circuit: the identity holds for any vectors), at sizes that take one, two and three
+// stage groups.
+TEST(CudaNtt, QuotientCoefficientsMatchTheSevenTransformFormula) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_quotient"));
+  cuda::GpuNtt gpu(21);
+  for (unsigned log_n : {1u, 2u, 5u, 10u, 11u, 16u, 21u}) {
+    const std::size_t n = std::size_t(1) << log_n;
+    const poly::EvaluationDomain dom(log_n);
+    std::vector<Fr> v[3];
+    for (auto& x : v) x = random_vector(rng, n);
+    std::vector<Fr> want[3] = {v[0], v[1], v[2]};
+    for (auto& x : want) {
+      poly::intt(x, dom, poly::Order::Natural, poly::Order::Natural);
+      poly::coset_ntt(x, dom, poly::Order::Natural, poly::Order::Natural);
+    }
+    for (std::size_t i = 0; i < n; ++i) want[0][i] = (want[0][i] * want[1][i] - want[2][i]) * dom.coset_vanishing_inv();
+    poly::icoset_ntt(want[0], dom, poly::Order::Natural, poly::Order::Natural);
+    cuda::DeviceBuffer d[3];
+    for (int k = 0; k < 3; ++k) {
+      d[k] = gpu.pool().acquire(n * sizeof(Fr));
+      ASSERT_EQ(cudaMemcpy(d[k].data(), v[k].data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    gpu.quotient_coefficients(d[0].as<Fr>(), d[1].as<Fr>(), d[2].as<Fr>(), log_n, dom.coset_vanishing_inv());
+    gpu.synchronize();
+    std::vector<Fr> got(n);
+    ASSERT_EQ(cudaMemcpy(got.data(), d[0].data(), n * sizeof(Fr), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[0][i]) << "quotient 2^" << log_n << " at " << i;
+  }
+}
+
 TEST(CudaNtt, SmallerTableServesItsSizes) {
   SNARKPIPE_REQUIRE_GPU();
   SeededRng rng(test_seed("cuda_ntt_small_table"));
