@@ -17,6 +17,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
+#include "circuit/coefficient_codes.hpp"
 #include "circuit/r1cs_file.hpp"
 #include "ff/random.hpp"
 
@@ -73,45 +74,23 @@ const Coefficients& coefficients() {
   return c;
 }
 
-// Sorts coefficients into ±1, ±2^k (k ≥ 1) and the rest with a small hash table keyed by
-// the low Montgomery limb (distinct for all 128 values; the full value is compared).
+// Sorts coefficients into ±1, ±2^k (k ≥ 1) and the rest (PowerOfTwoCoefficients).
 class CoefficientClassifier {
  public:
-  CoefficientClassifier() {
-    const Coefficients& k = coefficients();
-    for (unsigned i = 0; i < 64; ++i) {
-      insert(k.pow2[i], i == 0 ? 1 : 2);
-      insert(k.neg_pow2[i], i == 0 ? 1 : 2);
-    }
-  }
-  // 0 other, 1 unit, 2 power of two.
-  int classify(const Fr& x) const {
-    for (u64 h = slot(x);; h = (h + 1) % SLOTS) {
-      if (kind_[h] == 0) return 0;
-      if (value_[h] == x) return kind_[h];
-    }
-  }
   void count(std::span<const Fr> xs, SyntheticStats& s) const {
     for (const Fr& x : xs) {
-      switch (classify(x)) {
-        case 1: ++s.coeff_unit; break;
-        case 2: ++s.coeff_pow2; break;
-        default: ++s.coeff_other; break;
-      }
+      const auto code = powers_.code(x);
+      if (!code)
+        ++s.coeff_other;
+      else if ((*code & ~COEFF_NEGATIVE) == 0)
+        ++s.coeff_unit;
+      else
+        ++s.coeff_pow2;
     }
   }
 
  private:
-  static constexpr u64 SLOTS = 512;
-  static u64 slot(const Fr& x) { return mix64(x.montgomery()[0]) % SLOTS; }
-  void insert(const Fr& x, int kind) {
-    u64 h = slot(x);
-    while (kind_[h] != 0) h = (h + 1) % SLOTS;
-    value_[h] = x;
-    kind_[h] = kind;
-  }
-  std::array<Fr, SLOTS> value_{};
-  std::array<int, SLOTS> kind_{};
+  PowerOfTwoCoefficients powers_;
 };
 
 // The parameters one by one; Plan checks what they give together.
