@@ -261,24 +261,30 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
     store_tile(tile, tile_n, [&](unsigned e) { return &dst[outside(e)]; });
   } else {
     // The scale is the multiplication's first operand: the product of a lazy value by a
-    // reduced one, fully reduced (see mont_t::lazy_mul).
+    // reduced one, fully reduced (see mont_t::lazy_mul). For CosetInverse, ghi carries c.
     for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
-      const fr_t f = mode == Scale::CosetInverse ? coset(coefficient(e)) * c : c;
+      const fr_t f = mode == Scale::CosetInverse ? coset(coefficient(e)) : c;
       (f * fr_t::load(&tile[e])).store(&dst[outside(e)]);
     }
   }
 }
 
-// x[i] *= c·g^i (CosetForward, c = 1) or c·g^-i (CosetInverse) or c (Constant), for the
-// orderings whose scaling cannot ride on the first group's memory side.
+// x[i] *= g^i (CosetForward) or c·g^-i (CosetInverse, c carried by ghi: scaled_hi) or c
+// (Constant), for the orderings whose scaling cannot ride on the first group's memory side.
 __global__ void scale_kernel(fr_t* x, std::size_t n, Scale mode, fr_t c, const fr_t* __restrict__ glo,
                              const fr_t* __restrict__ ghi) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   fr_t f = c;
-  if (mode != Scale::Constant) f = (fr_t::load(&glo[i & mask]) * fr_t::load(&ghi[i >> COSET_LO_BITS])) * c;
+  if (mode != Scale::Constant) f = fr_t::load(&glo[i & mask]) * fr_t::load(&ghi[i >> COSET_LO_BITS]);
   (f * fr_t::load(&x[i])).store(&x[i]);
+}
+
+// out[i] = in[i]·c: a high coset table with a constant folded in (GpuNtt::Impl::scaled_hi).
+__global__ void scale_table_kernel(fr_t* __restrict__ out, const fr_t* __restrict__ in, std::size_t n, fr_t c) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) (fr_t::load(&in[i]) * c).store(&out[i]);
 }
 
 // a[i] ← a[i]·b[i].
@@ -288,11 +294,11 @@ __global__ void pointwise_mul_kernel(fr_t* __restrict__ a, const fr_t* __restric
   (fr_t::load(&a[i]) * fr_t::load(&b[i])).store(&a[i]);
 }
 
-// a[i] ← (a[i] − c[i])·z.
-__global__ void sub_scale_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ c, std::size_t n, fr_t z) {
+// a[i] ← a[i] − c[i].
+__global__ void sub_kernel(fr_t* __restrict__ a, const fr_t* __restrict__ c, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  ((fr_t::load(&a[i]) - fr_t::load(&c[i])) * z).store(&a[i]);
+  (fr_t::load(&a[i]) - fr_t::load(&c[i])).store(&a[i]);
 }
 
 // In-place bit-reversal permutation over log_n bits (bit-reversed in and out only).
@@ -310,13 +316,12 @@ __global__ void bit_reverse_kernel(fr_t* x, std::size_t n, unsigned log_n) {
 // Evaluations on H to evaluations on the coset gH (intt, then coset_ntt) meet in the middle
 // on the first group's contiguous tiles: the inverse's last stages (DIF, so its output is in
 // bit-reversed order), the scaling of position j by m^-1·g^rev(j) (it holds coefficient
-// rev(j)), then the forward's first stages (DIT, which wants bit-reversed input), all on one
-// tile in shared memory: the two permutations and two passes over memory of the separate
-// transforms disappear.
+// rev(j); m^-1 is carried by ghi, scaled_hi), then the forward's first stages (DIT, which
+// wants bit-reversed input), all on one tile in shared memory: the two permutations and two
+// passes over memory of the separate transforms disappear.
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kernel(
     const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W_inv,
-    const fr_t* __restrict__ W_fwd, fr_t m_inv, const fr_t* __restrict__ glo,
-    const fr_t* __restrict__ ghi) {
+    const fr_t* __restrict__ W_fwd, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned tile_n = 1u << s;
@@ -327,7 +332,7 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kern
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) {
     const uint32_t k = __brev(uint32_t(base + e)) >> (32 - log_n);  // the coefficient index
-    (((fr_t::load(&glo[k & mask]) * fr_t::load(&ghi[k >> COSET_LO_BITS])) * m_inv) * fr_t::load(&tile[e]))
+    ((fr_t::load(&glo[k & mask]) * fr_t::load(&ghi[k >> COSET_LO_BITS])) * fr_t::load(&tile[e]))
         .store(&tile[e]);  // the reduced factor first (see the first group's inverse store)
   }
   __syncthreads();
@@ -389,10 +394,32 @@ struct GpuNtt::Impl {
   // uses its stream's scratch only, so transforms on different streams can be in flight
   // together; they share the twiddle tables).
   std::mutex scratch_mu;
-  std::map<cudaStream_t, DeviceBuffer> scratch;
+  std::map<cudaStream_t, DeviceBuffer> scratch, hi_tables;
   PinnedBuffer staging;
 
   Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
+
+  // hi[i]·c for the high coset factors of an n-element transform, in st's own table: folding a
+  // constant (m^-1, or m^-1 times the caller's) into the table saves each element one
+  // multiplication. Rebuilt per call (2^(log n − 12) entries: a few microseconds); the calls
+  // on one stream are ordered, so one table per stream serves them all.
+  const fr_t* scaled_hi(const fr_t* hi, std::size_t n, fr_t c, cudaStream_t st) {
+    const std::size_t count = std::max<std::size_t>(1, n >> COSET_LO_BITS);
+    fr_t* out;
+    {
+      std::lock_guard lock(scratch_mu);
+      DeviceBuffer& b = hi_tables[st];
+      if (b.capacity() < count * sizeof(Fr)) {
+        SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));  // the old table may be in use
+        b.reset();
+        b = pool.acquire(count * sizeof(Fr));
+      }
+      out = b.as<fr_t>();
+    }
+    scale_table_kernel<<<blocks_for(count, 256), 256, 0, st>>>(out, hi, count, c);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    return out;
+  }
 
   // st's scratch for an n-element transform (grown when a larger size comes).
   fr_t* scratch_for(std::size_t n, cudaStream_t st) {
@@ -496,14 +523,19 @@ void* GpuNtt::stream() const { return impl_->stream; }
 BufferPool& GpuNtt::pool() { return impl_->pool; }
 void GpuNtt::synchronize() { SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
 
-void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, void* stream) {
+void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, void* stream, const Fr* extra) {
   Impl& m = *impl_;
   if (log_n > m.max_log) throw std::invalid_argument("GpuNtt: size above the engine's max_log_n");
+  const cudaStream_t st = stream ? cudaStream_t(stream) : m.stream;
   if (log_n == 0) {
     // One element: every transform is the identity (m^-1 = g^0 = 1), in either order.
+    if (extra && (kind == Kind::Inverse || kind == Kind::CosetInverse)) {
+      scale_kernel<<<1, 1, 0, st>>>(reinterpret_cast<fr_t*>(d_values), 1, Scale::Constant, to_device(*extra), nullptr,
+                                    nullptr);
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+    }
     return;
   }
-  const cudaStream_t st = stream ? cudaStream_t(stream) : m.stream;
   if (kind == Kind::ToCoset) return coset_from_evaluations(d_values, log_n, st);  // natural order only
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   const std::size_t n = std::size_t(1) << log_n;
@@ -514,8 +546,9 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, v
   const bool coset = kind == Kind::CosetForward || kind == Kind::CosetInverse;
   const fr_t* W = (forward ? m.w_fwd : m.w_inv).as<fr_t>();
   const fr_t* glo = (forward ? m.g_lo : m.gi_lo).as<fr_t>();
-  const fr_t* ghi = (forward ? m.g_hi : m.gi_hi).as<fr_t>();
-  const fr_t one = to_device(Fr::one()), m_inv = to_device(m.m_inv[log_n]);
+  const fr_t one = to_device(Fr::one()), m_inv = to_device(extra ? m.m_inv[log_n] * *extra : m.m_inv[log_n]);
+  // An inverse coset transform's factors c·g^-i take c in their high table.
+  const fr_t* ghi = forward ? m.g_hi.as<fr_t>() : coset ? m.scaled_hi(m.gi_hi.as<fr_t>(), n, m_inv, st) : nullptr;
   auto scale = [&](Scale mode, fr_t c) {
     scale_kernel<<<blocks_for(n, 256), 256, 0, st>>>(x, n, mode, c, glo, ghi);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
@@ -571,7 +604,8 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n, void* stream) 
   const unsigned tile_n = 1u << groups[0].s;
   launch(to_coset_middle_kernel, unsigned(n / tile_n), threads_for_tile(tile_n),
          std::size_t(tile_n) * sizeof(fr_t), st, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
-         m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), to_device(m.m_inv[log_n]), m.g_lo.as<fr_t>(), m.g_hi.as<fr_t>());
+         m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), m.g_lo.as<fr_t>(),
+         m.scaled_hi(m.g_hi.as<fr_t>(), n, to_device(m.m_inv[log_n]), st));
   for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, m.w_fwd.as<fr_t>(), groups[i], n, x, x, st);
 }
 
@@ -586,9 +620,10 @@ void GpuNtt::quotient_coefficients(Fr* d_a, Fr* d_b, Fr* d_c, unsigned log_n, co
   coset_from_evaluations(d_b, log_n, st);
   pointwise_mul_kernel<<<blocks_for(n, 256), 256, 0, st>>>(a, reinterpret_cast<const fr_t*>(d_b), n);
   SNARKPIPE_CUDA_CHECK_LAUNCH();
-  icoset_ntt(d_a, log_n, Order::Natural, Order::Natural, st);
-  intt(d_c, log_n, Order::Natural, Order::Natural, st);
-  sub_scale_kernel<<<blocks_for(n, 256), 256, 0, st>>>(a, reinterpret_cast<const fr_t*>(d_c), n, to_device(z_inv));
+  // Both inverse transforms take z^-1 into their m^-1.
+  run(Kind::CosetInverse, d_a, log_n, Order::Natural, Order::Natural, st, &z_inv);
+  run(Kind::Inverse, d_c, log_n, Order::Natural, Order::Natural, st, &z_inv);
+  sub_kernel<<<blocks_for(n, 256), 256, 0, st>>>(a, reinterpret_cast<const fr_t*>(d_c), n);
   SNARKPIPE_CUDA_CHECK_LAUNCH();
 }
 

@@ -81,7 +81,9 @@ class GpuNtt {
  private:
   struct Impl;
   enum class Kind { Forward, Inverse, CosetForward, CosetInverse, ToCoset };
-  void run(Kind kind, ff::Fr* d_values, unsigned log_n, Order in, Order out, void* stream);
+  // `extra` (inverse transforms only): a constant the result is also multiplied by, for free.
+  void run(Kind kind, ff::Fr* d_values, unsigned log_n, Order in, Order out, void* stream,
+           const ff::Fr* extra = nullptr);
   void run_host(Kind kind, std::span<ff::Fr> values, Order in, Order out);
   std::unique_ptr<Impl> impl_;
 };
