@@ -4,7 +4,7 @@
 // Answers one question before the MSM is restructured: how many additions per second each
 // form reaches on the H200 (gpu-notes item 37). Random field elements stand in for points
 // (the arithmetic does not depend on them lying on the curve).
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I src -o probe bench/cuda/batch_affine_probe.cu
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda -o probe bench/cuda/batch_affine_probe.cu
 //   ./probe            (prints one JSON object)
 #include <algorithm>
 #include <cstdint>
@@ -13,25 +13,10 @@
 #include <vector>
 
 #include "cuda/curve.cuh"
+#include "probe_common.cuh"
 
 using namespace snarkpipe::cuda;
 using P = affine_t<fp_t>;
-
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));             \
-      std::exit(1);                                                             \
-    }                                                                           \
-  } while (0)
-
-__device__ uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Random (x, y) below p: the top limb below p's.
 __global__ void gen_points(P* b, std::size_t n) {
@@ -135,24 +120,7 @@ int main() {
   gen_points<<<unsigned(nb / 256), 256>>>(bases, nb);
   gen_idx<<<unsigned(2 * pairs / 256), 256>>>(idx, 2 * pairs, uint32_t(nb));
   CK(cudaDeviceSynchronize());
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  auto time = [&](auto launch) {
-    launch();  // warm-up
-    std::vector<float> ms;
-    for (int r = 0; r < 5; ++r) {
-      CK(cudaEventRecord(a));
-      launch();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
-      float x;
-      CK(cudaEventElapsedTime(&x, a, b));
-      ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[2];
-  };
+  auto time = [](auto launch) { return median_ms(launch); };
   std::printf("{\"pairs\": %zu, \"bases\": %zu, \"kernels\": {", pairs, nb);
   bool first = true;
   regs("forward_bps4", forward_kernel<4>, first);

@@ -102,32 +102,6 @@ FP64_HD inline void mac_5op(double x, double y, double& lo_col, double& hi_col) 
   hi_col = fma_rn(hi, 0x1p-48, hi_col);
 }
 
-FP64_HD inline f64x8 mont_mul_5op(const f64x8& a, const f64x8& b, const Constants& k) {
-  double col[17];
-  for (int i = 0; i < 17; ++i) col[i] = 0;
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) mac_5op(a.d[i], b.d[j], col[i + j], col[i + j + 1]);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const uint64_t c = uint64_t(col[i]);
-    const double m = double(((c & MASK48) * k.np) & MASK48);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) mac_5op(m, k.p[j], col[i + j], col[i + j + 1]);
-    col[i + 1] = fma_rn(col[i], 0x1p-48, col[i + 1]);  // col[i] ≡ 0 mod 2^48 now
-  }
-  f64x8 r;
-  uint64_t carry = 0;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const uint64_t v = uint64_t(col[8 + i]) + carry;
-    r.d[i] = double(v & MASK48);
-    carry = v >> 48;
-  }
-  return r;
-}
-
 // Columns as 64-bit integers fed with bit patterns: 2 FMA + 1 ADD + two 64-bit integer adds.
 FP64_HD inline void mac_bits(double x, double y, uint64_t& lo_col, uint64_t& hi_col) {
   const double h = fma_rz(x, y, 0x1p100);
@@ -137,29 +111,51 @@ FP64_HD inline void mac_bits(double x, double y, uint64_t& lo_col, uint64_t& hi_
   hi_col += bits(h) - BIAS_HI;
 }
 
-FP64_HD inline f64x8 mont_mul_bits(const f64x8& a, const f64x8& b, const Constants& k) {
-  uint64_t col[17];
+// The two kinds of columns: exact doubles (mac_5op) or 64-bit integers (mac_bits).
+struct DoubleColumns {
+  using T = double;
+  FP64_HD static void mac(double x, double y, T& lo, T& hi) { mac_5op(x, y, lo, hi); }
+  FP64_HD static uint64_t value(T c) { return uint64_t(c); }
+  FP64_HD static void carry(T from, T& to) { to = fma_rn(from, 0x1p-48, to); }  // from ≡ 0 mod 2^48
+};
+struct BitColumns {
+  using T = uint64_t;
+  FP64_HD static void mac(double x, double y, T& lo, T& hi) { mac_bits(x, y, lo, hi); }
+  FP64_HD static uint64_t value(T c) { return c; }
+  FP64_HD static void carry(T from, T& to) { to += from >> 48; }
+};
+
+template <class Cols>
+FP64_HD inline f64x8 mont_mul(const f64x8& a, const f64x8& b, const Constants& k) {
+  typename Cols::T col[17];
   for (int i = 0; i < 17; ++i) col[i] = 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j) mac_bits(a.d[i], b.d[j], col[i + j], col[i + j + 1]);
+    for (int j = 0; j < 8; ++j) Cols::mac(a.d[i], b.d[j], col[i + j], col[i + j + 1]);
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const double m = double(((col[i] & MASK48) * k.np) & MASK48);
+    const double m = double(((Cols::value(col[i]) & MASK48) * k.np) & MASK48);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) mac_bits(m, k.p[j], col[i + j], col[i + j + 1]);
-    col[i + 1] += col[i] >> 48;  // col[i] ≡ 0 mod 2^48 now
+    for (int j = 0; j < 8; ++j) Cols::mac(m, k.p[j], col[i + j], col[i + j + 1]);
+    Cols::carry(col[i], col[i + 1]);  // col[i] ≡ 0 mod 2^48 now
   }
   f64x8 r;
   uint64_t carry = 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const uint64_t v = col[8 + i] + carry;
+    const uint64_t v = Cols::value(col[8 + i]) + carry;
     r.d[i] = double(v & MASK48);
     carry = v >> 48;
   }
   return r;
+}
+
+FP64_HD inline f64x8 mont_mul_5op(const f64x8& a, const f64x8& b, const Constants& k) {
+  return mont_mul<DoubleColumns>(a, b, k);
+}
+FP64_HD inline f64x8 mont_mul_bits(const f64x8& a, const f64x8& b, const Constants& k) {
+  return mont_mul<BitColumns>(a, b, k);
 }
 
 // 6 × 64-bit little-endian limbs ↔ 8 × 48-bit limbs.

@@ -11,35 +11,12 @@
 #include <cstdlib>
 #include <vector>
 
-#include "cuda/fields.cuh"
 #include "fp64_mont.cuh"
+#include "probe_common.cuh"
 
 using namespace snarkpipe::cuda;
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));             \
-      std::exit(1);                                                             \
-    }                                                                           \
-  } while (0)
-
 using fp64::f64x8;
-
-__device__ uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-__device__ fp_t element(uint64_t seed) {
-  fp_t x;
-  for (int j = 0; j < 12; ++j) x.v[j] = uint32_t(mix(seed + j));
-  x.v[11] &= 0x0fffffffu;  // below p
-  return x;
-}
 
 __device__ f64x8 to_f64(const fp_t& a) {
   uint64_t w[6];
@@ -78,7 +55,7 @@ __device__ fp_t reduce_once(const fp_t& a) {
 template <int FORM>
 __global__ void check_kernel(unsigned len, fp64::Constants k, unsigned* bad) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  fp_t x = element(t * 1009 + 1), y = element(t * 2003 + 7);
+  fp_t x = random_fp(t * 1009 + 1), y = random_fp(t * 2003 + 7);
   if (t == 0) x = fp_t::zero();
   if (t == 1) y = fp_t::one();
   if (t == 2) {  // p − 1 in both
@@ -102,14 +79,14 @@ __global__ void check_kernel(unsigned len, fp64::Constants k, unsigned* bad) {
 template <int FORM, int K, int I>
 __global__ void __launch_bounds__(256) rate_kernel(unsigned iters, fp64::Constants kc, fp_t* out) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const fp_t b = element(t * 977 + 5);
+  const fp_t b = random_fp(t * 977 + 5);
   f64x8 fa[K > 0 ? K : 1];
   fp_t ia[I > 0 ? I : 1];
   const f64x8 fb = to_f64(b);
 #pragma unroll
-  for (int k = 0; k < K; ++k) fa[k] = to_f64(element(t * 131 + 17 * k));
+  for (int k = 0; k < K; ++k) fa[k] = to_f64(random_fp(t * 131 + 17 * k));
 #pragma unroll
-  for (int k = 0; k < I; ++k) ia[k] = element(t * 313 + 19 * k);
+  for (int k = 0; k < I; ++k) ia[k] = random_fp(t * 313 + 19 * k);
   for (unsigned i = 0; i < iters; ++i) {
 #pragma unroll
     for (int k = 0; k < K; ++k) fa[k] = mont_mul<FORM>(fa[k], fb, kc);
@@ -126,25 +103,10 @@ __global__ void __launch_bounds__(256) rate_kernel(unsigned iters, fp64::Constan
 
 template <int FORM, int K, int I>
 void measure(unsigned blocks, unsigned iters, const fp64::Constants& kc, fp_t* out, bool& first) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  rate_kernel<FORM, K, I><<<blocks, 256>>>(iters, kc, out);
-  std::vector<float> ms;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    rate_kernel<FORM, K, I><<<blocks, 256>>>(iters, kc, out);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ms.push_back(x);
-  }
-  CK(cudaGetLastError());
-  std::sort(ms.begin(), ms.end());
+  const float median = median_ms([&] { rate_kernel<FORM, K, I><<<blocks, 256>>>(iters, kc, out); });
   cudaFuncAttributes at{};
   CK(cudaFuncGetAttributes(&at, rate_kernel<FORM, K, I>));
-  const double threads = double(blocks) * 256, m = ms[2];
+  const double threads = double(blocks) * 256, m = median;
   std::printf("%s{\"form\": \"%s\", \"fp64_chains\": %d, \"int_chains\": %d, \"regs\": %d, \"local_bytes\": %zu, \"ms\": %.3f, "
               "\"fp64_mul_per_s\": %.4g, \"int_mul_per_s\": %.4g, \"total_mul_per_s\": %.4g}",
               first ? "" : ", ", FORM == 0 ? "5op" : "bits", K, I, at.numRegs, at.localSizeBytes, m, K * iters * threads / (m * 1e-3),

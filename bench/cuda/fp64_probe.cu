@@ -3,7 +3,7 @@
 // thread, as `bench gpu --rates`) with D independent DFMA chains interleaved per iteration.
 // If the integer multiplication keeps its time while D grows, the DFMAs ride on free issue
 // slots and pipes; the D at which it starts to slow is the FP64 work an Fp product can carry.
-//   nvcc -O3 -std=c++20 -arch=sm_90 -I src -o fp64_probe bench/cuda/fp64_probe.cu
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda -o fp64_probe bench/cuda/fp64_probe.cu
 //   ./fp64_probe            (prints one JSON object)
 #include <algorithm>
 #include <cstdint>
@@ -11,32 +11,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "cuda/fields.cuh"
+#include "probe_common.cuh"
 
 using namespace snarkpipe::cuda;
-
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e_ = (x);                                                       \
-    if (e_ != cudaSuccess) {                                                    \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));             \
-      std::exit(1);                                                             \
-    }                                                                           \
-  } while (0)
-
-__device__ uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-__device__ fp_t element(uint64_t seed) {
-  fp_t x;
-  for (int j = 0; j < 12; ++j) x.v[j] = uint32_t(mix(seed + j));
-  x.v[11] &= 0x0fffffffu;
-  return x;
-}
 
 // MULS: whether the Fp chains run; D DFMAs per iteration, over 8 independent chains (so the
 // registers do not grow with D).
@@ -44,8 +21,8 @@ constexpr int CHAINS = 8;
 template <bool MULS, int D>
 __global__ void __launch_bounds__(256, 2) mixed_kernel(unsigned iters, fp_t* out, double* dout) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  fp_t a[4], b = element(t * 977 + 5);
-  for (int k = 0; k < 4; ++k) a[k] = element(t * 131 + 17 * k);
+  fp_t a[4], b = random_fp(t * 977 + 5);
+  for (int k = 0; k < 4; ++k) a[k] = random_fp(t * 131 + 17 * k);
   double x[CHAINS];
   const double y = 0.9999999 + 1e-9 * double(t & 7), z = 1e-7;
 #pragma unroll
@@ -69,23 +46,7 @@ __global__ void __launch_bounds__(256, 2) mixed_kernel(unsigned iters, fp_t* out
 
 template <bool MULS, int D>
 float time_kernel(unsigned blocks, unsigned iters, fp_t* out, double* dout) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  mixed_kernel<MULS, D><<<blocks, 256>>>(iters, out, dout);  // warm-up
-  std::vector<float> ms;
-  for (int r = 0; r < 5; ++r) {
-    CK(cudaEventRecord(a));
-    mixed_kernel<MULS, D><<<blocks, 256>>>(iters, out, dout);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float x;
-    CK(cudaEventElapsedTime(&x, a, b));
-    ms.push_back(x);
-  }
-  CK(cudaGetLastError());
-  std::sort(ms.begin(), ms.end());
-  return ms[2];
+  return median_ms([&] { mixed_kernel<MULS, D><<<blocks, 256>>>(iters, out, dout); });
 }
 
 template <int D>

@@ -399,39 +399,33 @@ struct GpuNtt::Impl {
 
   Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
 
+  // st's buffer in `per_stream` with room for `count` elements, grown when a larger size comes
+  // (after the stream's queued work, which may still read the old one).
+  fr_t* stream_buffer(std::map<cudaStream_t, DeviceBuffer>& per_stream, std::size_t count, cudaStream_t st) {
+    std::lock_guard lock(scratch_mu);
+    DeviceBuffer& b = per_stream[st];
+    if (b.capacity() < count * sizeof(Fr)) {
+      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+      b.reset();
+      b = pool.acquire(count * sizeof(Fr));
+    }
+    return b.as<fr_t>();
+  }
+
   // hi[i]·c for the high coset factors of an n-element transform, in st's own table: folding a
   // constant (m^-1, or m^-1 times the caller's) into the table saves each element one
   // multiplication. Rebuilt per call (2^(log n − 12) entries: a few microseconds); the calls
   // on one stream are ordered, so one table per stream serves them all.
   const fr_t* scaled_hi(const fr_t* hi, std::size_t n, fr_t c, cudaStream_t st) {
     const std::size_t count = std::max<std::size_t>(1, n >> COSET_LO_BITS);
-    fr_t* out;
-    {
-      std::lock_guard lock(scratch_mu);
-      DeviceBuffer& b = hi_tables[st];
-      if (b.capacity() < count * sizeof(Fr)) {
-        SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));  // the old table may be in use
-        b.reset();
-        b = pool.acquire(count * sizeof(Fr));
-      }
-      out = b.as<fr_t>();
-    }
+    fr_t* out = stream_buffer(hi_tables, count, st);
     scale_table_kernel<<<blocks_for(count, 256), 256, 0, st>>>(out, hi, count, c);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     return out;
   }
 
-  // st's scratch for an n-element transform (grown when a larger size comes).
-  fr_t* scratch_for(std::size_t n, cudaStream_t st) {
-    std::lock_guard lock(scratch_mu);
-    DeviceBuffer& b = scratch[st];
-    if (b.capacity() < n * sizeof(Fr)) {
-      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));  // the old scratch may be in use
-      b.reset();
-      b = pool.acquire(n * sizeof(Fr));
-    }
-    return b.as<fr_t>();
-  }
+  // st's scratch for an n-element transform.
+  fr_t* scratch_for(std::size_t n, cudaStream_t st) { return stream_buffer(scratch, n, st); }
 
   // One group of stages of an n-element transform, src → dst, on st: DIT (ascending
   // stages) or DIF (descending), with the twiddles W (ω or ω^-1).
