@@ -47,6 +47,7 @@ struct f64x8 {
 struct Constants {
   double p[8];
   uint64_t np;
+  int64_t p2[8];  // 2p in 48-bit limbs (for subtraction and reduction)
 };
 
 inline void init_constants(Constants& c, const uint32_t p32[12]) {
@@ -56,6 +57,12 @@ inline void init_constants(Constants& c, const uint32_t p32[12]) {
     const int bit = 48 * k, i = bit / 32, sh = bit % 32;
     const uint64_t v = uint64_t(w[i]) >> sh | uint64_t(w[i + 1]) << (32 - sh);
     c.p[k] = double(v & MASK48);
+  }
+  uint64_t carry = 0;
+  for (int k = 0; k < 8; ++k) {
+    const uint64_t v = 2 * uint64_t(c.p[k]) + carry;
+    c.p2[k] = int64_t(v & MASK48);
+    carry = v >> 48;
   }
   const uint64_t p0 = uint64_t(w[0]) | uint64_t(w[1]) << 32;
   uint64_t inv = 1;
@@ -156,6 +163,69 @@ FP64_HD inline f64x8 mont_mul_5op(const f64x8& a, const f64x8& b, const Constant
 }
 FP64_HD inline f64x8 mont_mul_bits(const f64x8& a, const f64x8& b, const Constants& k) {
   return mont_mul<BitColumns>(a, b, k);
+}
+
+// Additive operations, on limbs in [0, 2^48). The products take one operand below 4p and the
+// other below 2p (then a·b < 8p² < R·p, and the result is below 2p), so a sum or a difference
+// that is multiplied by itself goes through reduce2 first.
+
+// Signed limbs of a value in [0, 2^384) → limbs in [0, 2^48) (floor-division carries); the last
+// carry is returned through *top (negative when the value was).
+FP64_HD inline f64x8 normalize(const int64_t l[8], int64_t* top = nullptr) {
+  f64x8 r;
+  int64_t carry = 0;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const int64_t v = l[k] + carry;
+    r.d[k] = double(uint64_t(v) & MASK48);
+    carry = v >> 48;  // arithmetic: ⌊v / 2^48⌋
+  }
+  if (top) *top = carry;
+  return r;
+}
+// a + b (below 4p for a, b below 2p).
+FP64_HD inline f64x8 add(const f64x8& a, const f64x8& b) {
+  int64_t l[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) l[k] = int64_t(a.d[k]) + int64_t(b.d[k]);
+  return normalize(l);
+}
+// a − b + 2p (in (0, 4p) for a, b below 2p).
+FP64_HD inline f64x8 sub(const f64x8& a, const f64x8& b, const Constants& k) {
+  int64_t l[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) l[i] = int64_t(a.d[i]) - int64_t(b.d[i]) + k.p2[i];
+  return normalize(l);
+}
+// a below 4p → below 2p: a − 2p when that is not negative, else a.
+FP64_HD inline f64x8 reduce2(const f64x8& a, const Constants& k) {
+  int64_t l[8], top;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) l[i] = int64_t(a.d[i]) - k.p2[i];
+  const f64x8 d = normalize(l, &top);
+  return top < 0 ? a : d;
+}
+
+// The XYZZ mixed addition acc + (x, y) with the formulas of src/ec/xyzz.hpp (madd-2008-s), in
+// FP64 products (all coordinates below 2p in, below 2p out). Without its exceptional cases (the
+// identity on either side, P + P, P + (−P)): the probes feed random distinct points.
+struct xyzz64 {
+  f64x8 X, Y, ZZ, ZZZ;
+};
+FP64_HD inline xyzz64 madd(const xyzz64& acc, const f64x8& x, const f64x8& y, const Constants& k) {
+  const auto mul = [&](const f64x8& a, const f64x8& b) { return mont_mul_bits(a, b, k); };
+  const f64x8 u2 = mul(x, acc.ZZ), s2 = mul(y, acc.ZZZ);
+  const f64x8 pp_ = reduce2(sub(u2, acc.X, k), k), rr = reduce2(sub(s2, acc.Y, k), k);
+  const f64x8 pp = mul(pp_, pp_);
+  const f64x8 ppp = mul(pp_, pp);
+  const f64x8 qq = mul(acc.X, pp);
+  xyzz64 r;
+  const f64x8 t = reduce2(sub(mul(rr, rr), ppp, k), k);
+  r.X = reduce2(sub(reduce2(sub(t, qq, k), k), qq, k), k);
+  r.Y = reduce2(sub(mul(rr, reduce2(sub(qq, r.X, k), k)), mul(acc.Y, ppp), k), k);
+  r.ZZ = mul(acc.ZZ, pp);
+  r.ZZZ = mul(acc.ZZZ, ppp);
+  return r;
 }
 
 // 6 × 64-bit little-endian limbs ↔ 8 × 48-bit limbs.

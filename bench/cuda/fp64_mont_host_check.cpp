@@ -1,13 +1,16 @@
-// The FP64 Montgomery products of fp64_mont.cuh on the CPU against ff::Fp (the same Montgomery
-// form, R = 2^384): single products of random and edge values and 1000-product chains, for both
-// forms. Rounding toward zero is the host's FE_TOWARDZERO mode, so this checks the arithmetic
-// (exactness and the bit-pattern biases), not the GPU's instructions.
+// The FP64 arithmetic of fp64_mont.cuh on the CPU against ff::Fp and ec::XYZZ (the same
+// Montgomery form, R = 2^384): single products of random and edge values and 1000-product
+// chains, for both product forms, and chains of 200 XYZZ mixed additions of random points.
+// Rounding toward zero is the host's FE_TOWARDZERO mode, so this checks the arithmetic
+// (exactness, the bit-pattern biases, the lazy bounds), not the GPU's instructions.
 //   g++ -O2 -std=c++20 -frounding-math -I src -I bench/cuda -o fp64_check \
-//       bench/cuda/fp64_mont_host_check.cpp build/src/ff/libsnarkpipe_ff.a
+//       bench/cuda/fp64_mont_host_check.cpp build/src/ec/libsnarkpipe_ec.a build/src/ff/libsnarkpipe_ff.a
 //   ./fp64_check       (prints the mismatch counts; exit 0 when there are none)
 #include <cstdio>
 #include <vector>
 
+#include "ec/curves.hpp"
+#include "ec/xyzz.hpp"
 #include "ff/fields.hpp"
 #include "ff/random.hpp"
 #include "fp64_mont.cuh"
@@ -63,6 +66,25 @@ int main() {
     badb += !(to_fp(ab) == want);
     ++checked;
   }
-  std::printf("{\"checked\": %d, \"mismatches_5op\": %d, \"mismatches_bits\": %d}\n", checked, bad5, badb);
-  return bad5 == 0 && badb == 0 ? 0 : 1;
+  // XYZZ mixed additions: chains of 200 random points from a random start, coordinate by
+  // coordinate against the CPU's (the same formulas), after every addition.
+  int bad_madd = 0, madds = 0;
+  using G1 = snarkpipe::ec::G1Curve;
+  for (int c = 0; c < 8; ++c) {
+    auto point = [&] { return (snarkpipe::ec::Jacobian<G1>::generator() * snarkpipe::ff::Fr::random(rng)).to_affine(); };
+    snarkpipe::ec::XYZZ<G1> want = snarkpipe::ec::XYZZ<G1>::from_affine(point());
+    fp64::xyzz64 got{to_f(want.X), to_f(want.Y), to_f(want.ZZ), to_f(want.ZZZ)};
+    for (int i = 0; i < 200; ++i) {
+      const auto q = point();
+      want = want.add_affine(q);
+      got = fp64::madd(got, to_f(q.x), to_f(q.y), k);
+      ++madds;
+      bad_madd += !(to_fp(got.X) == want.X && to_fp(got.Y) == want.Y && to_fp(got.ZZ) == want.ZZ &&
+                    to_fp(got.ZZZ) == want.ZZZ);
+    }
+  }
+  std::printf("{\"checked\": %d, \"mismatches_5op\": %d, \"mismatches_bits\": %d, \"madds\": %d, "
+              "\"mismatches_madd\": %d}\n",
+              checked, bad5, badb, madds, bad_madd);
+  return bad5 == 0 && badb == 0 && bad_madd == 0 ? 0 : 1;
 }

@@ -11,43 +11,17 @@
 #include <cstdlib>
 #include <vector>
 
-#include "fp64_mont.cuh"
+#include "fp64_fp_t.cuh"
 #include "probe_common.cuh"
 
 using namespace snarkpipe::cuda;
 
 using fp64::f64x8;
 
-__device__ f64x8 to_f64(const fp_t& a) {
-  uint64_t w[6];
-  for (int i = 0; i < 6; ++i) w[i] = uint64_t(a.v[2 * i]) | uint64_t(a.v[2 * i + 1]) << 32;
-  return fp64::from_u64x6(w);
-}
-
-__device__ fp_t from_f64(const f64x8& a) {
-  uint64_t w[6];
-  fp64::to_u64x6(a, w);
-  fp_t r;
-  for (int i = 0; i < 6; ++i) r.v[2 * i] = uint32_t(w[i]), r.v[2 * i + 1] = uint32_t(w[i] >> 32);
-  return r;
-}
-
 // FORM 0: mont_mul_5op (columns as doubles), 1: mont_mul_bits (columns as integers).
 template <int FORM>
 __device__ __forceinline__ f64x8 mont_mul(const f64x8& a, const f64x8& b, const fp64::Constants& k) {
   return FORM == 0 ? fp64::mont_mul_5op(a, b, k) : fp64::mont_mul_bits(a, b, k);
-}
-
-// value mod p for a value below 2p.
-__device__ fp_t reduce_once(const fp_t& a) {
-  fp_t d;
-  uint32_t borrow = 0;
-  for (int i = 0; i < 12; ++i) {
-    const uint64_t t = uint64_t(a.v[i]) - FpParams32::mod(i) - borrow;
-    d.v[i] = uint32_t(t);
-    borrow = uint32_t(t >> 63);
-  }
-  return borrow ? a : d;
 }
 
 // Every thread: one product of random x, y, and a chain of `len` products from them; both

@@ -9,8 +9,9 @@
 # Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24, the NTT and
 # the H computation at 2^27), bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take
 # longest), sass.txt.gz.
-# SKIP_TESTS=1 runs the benchmarks alone; PROBES=1 also runs the FP64 probes (fp64_probe.json,
-# fp64_mont_probe.json: the FP64 Montgomery products checked against fp_t, then timed).
+# SKIP_TESTS=1 runs the benchmarks alone; PROBES=1 also runs the FP64 probes (fp64_probe.json;
+# fp64_mont_probe.json and fp64_madd_probe.json: the FP64 products and XYZZ additions checked
+# against the integer ones, then timed, the latter also beside the integer kernel).
 # SKIP_BENCH=1 skips `bench gpu`.
 set -u
 DIST=build-cuda/dist
@@ -23,7 +24,7 @@ if [ "${1:-}" = "--pack" ]; then
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
   # The standalone probes (bench/cuda/*_probe.cu), for PROBES=1 runs.
-  for probe in fp64_probe fp64_mont_probe batch_affine_probe; do
+  for probe in fp64_probe fp64_mont_probe fp64_madd_probe batch_affine_probe; do
     "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda \
       -o "$DIST/$probe" "bench/cuda/$probe.cu"
   done
@@ -55,7 +56,7 @@ echo "bench exit $?"
   --warmup 1 --json -o "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
 if [ -n "${PROBES:-}" ]; then
-  for probe in fp64_probe fp64_mont_probe; do
+  for probe in fp64_probe fp64_mont_probe fp64_madd_probe; do
     timeout 120 "$DIST/$probe" > "$OUT/$probe.json" 2> "$OUT/$probe.log"
     echo "$probe exit $?"
   done
