@@ -1,5 +1,5 @@
-// Probe for the FP64 pipes as a second multiplier (gpu-notes, "Why the FP64 pipes are a
-// smaller lever"): the Fp multiplication throughput kernel (4 independent chains of a·b per
+// Probe for the FP64 pipes as a second multiplier (gpu-notes item 51): the Fp multiplication
+// throughput kernel (4 independent chains of a·b per
 // thread, as `bench gpu --rates`) with D independent DFMA chains interleaved per iteration.
 // If the integer multiplication keeps its time while D grows, the DFMAs ride on free issue
 // slots and pipes; the D at which it starts to slow is the FP64 work an Fp product can carry.
