@@ -1,6 +1,6 @@
 // Probe for the FP64 pipes as a second multiplier (gpu-notes item 51): the Fp multiplication
-// throughput kernel (4 independent chains of a·b per
-// thread, as `bench gpu --rates`) with D independent DFMA chains interleaved per iteration.
+// throughput kernel (4 independent chains of a·b per thread, as `bench gpu --rates`) with D
+// DFMAs interleaved per iteration.
 // If the integer multiplication keeps its time while D grows, the DFMAs ride on free issue
 // slots and pipes; the D at which it starts to slow is the FP64 work an Fp product can carry.
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda -o fp64_probe bench/cuda/fp64_probe.cu
