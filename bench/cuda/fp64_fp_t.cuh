@@ -20,6 +20,15 @@ __device__ inline snarkpipe::cuda::fp_t from_f64(const fp64::f64x8& a) {
   return r;
 }
 
+// fp64's constants for BLS12-381's p (fp_t's modulus).
+inline fp64::Constants fp_constants() {
+  uint32_t p32[12];
+  for (int i = 0; i < 12; ++i) p32[i] = snarkpipe::cuda::FpParams32::mod(i);
+  fp64::Constants k;
+  fp64::init_constants(k, p32);
+  return k;
+}
+
 // a mod p for a below 2p.
 __device__ inline snarkpipe::cuda::fp_t reduce_once(const snarkpipe::cuda::fp_t& a) {
   snarkpipe::cuda::fp_t d;

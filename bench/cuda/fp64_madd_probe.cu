@@ -76,10 +76,7 @@ int occupancy(Kern k) {
 }
 
 int main() {
-  uint32_t p32[12];
-  for (int i = 0; i < 12; ++i) p32[i] = FpParams32::mod(i);
-  fp64::Constants kc;
-  fp64::init_constants(kc, p32);
+  const fp64::Constants kc = fp_constants();
   P* pts;
   P64* pts64;
   CK(cudaMalloc(&pts, POINTS * sizeof(P)));

@@ -89,10 +89,7 @@ void measure(unsigned blocks, unsigned iters, const fp64::Constants& kc, fp_t* o
 }
 
 int main() {
-  uint32_t p32[12];
-  for (int i = 0; i < 12; ++i) p32[i] = FpParams32::mod(i);
-  fp64::Constants kc;
-  fp64::init_constants(kc, p32);
+  const fp64::Constants kc = fp_constants();
 
   unsigned* bad;
   CK(cudaMalloc(&bad, 2 * sizeof(unsigned)));

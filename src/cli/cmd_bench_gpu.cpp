@@ -301,7 +301,7 @@ std::vector<json> bench_msm(const char* op, unsigned log_n, const GpuBenchOption
       p.update(record(op, log_n, ps));
       p["inputs"] = "device_precomputed";
       p["window_bits"] = msm.precomputed_window_bits();
-      p["copies"] = (256 + msm.precomputed_window_bits() - 1) / msm.precomputed_window_bits();
+      p["copies"] = cuda::windows_for(msm.precomputed_window_bits());
       if (r.contains("verified")) p["verified"] = r["verified"].get<bool>() && pre.to_affine() == result.to_affine();
       msm.drop_precomputed();
     } catch (const std::exception& e) {
@@ -426,7 +426,7 @@ std::vector<Command> register_gpu_bench_commands(CLI::App& app) {
   c->add_option("--ntt", o->ntt, "NTT sizes (natural order in and out)")->capture_default_str();
   c->add_option("--g1", o->g1, "G1 MSM sizes")->capture_default_str();
   c->add_option("--g2", o->g2, "G2 MSM sizes")->capture_default_str();
-  c->add_option("--h-poly", o->h_poly, "Sizes of the whole H computation of a proof (7 NTTs and the quotient)")
+  c->add_option("--h-poly", o->h_poly, "Sizes of the whole H computation of a proof (6 NTTs and the pointwise steps)")
       ->capture_default_str();
   c->add_option("--inputs", o->inputs,
                 "Where the MSM bases are, a comma-separated list: device (resident), host_pinned (streamed from pinned "

@@ -30,6 +30,10 @@
 
 namespace snarkpipe::cuda {
 
+// Windows of c bits in a 256-bit scalar, as GpuMsm cuts them (signed digits; the copies that
+// precompute keeps).
+inline unsigned windows_for(unsigned window_bits) { return (256 + window_bits - 1) / window_bits; }
+
 struct GpuMsmConfig {
   unsigned window_bits = 0;  // c, 2..22; 0 picks it by size
   bool timings = false;      // record the phases' device times (events) into last_timings()

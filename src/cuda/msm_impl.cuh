@@ -52,8 +52,6 @@ constexpr bool prefetch_bases = sizeof(F) == sizeof(fp_t);
 template <class F>
 constexpr int gather_blocks_per_sm = prefetch_bases<F> ? 4 : 1;
 
-unsigned windows_for(unsigned c) { return (256 + c - 1) / c; }
-
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 // Window w of scalar i of vector v (scalars[v·n + i]): key = bucket set·2^(c-1) + |d| − 1

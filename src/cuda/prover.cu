@@ -30,8 +30,6 @@ using groth16::ProofParts;
 using groth16::ProverError;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
-// Windows of c bits in a 256-bit scalar (as GpuMsm cuts them).
-std::size_t windows_for(unsigned c) { return (256 + c - 1) / c; }
 
 constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;
 // The L, A and B MSMs' full-scalar parts (a PoRep witness has ~13M) run beside the H MSM, in
@@ -240,7 +238,7 @@ struct CudaBackend::Impl {
   DeviceBuffer pow2;  // 2^k for k < 64, the coefficient codes' table (with the first circuit)
   std::map<const groth16::ProvingKey*, DeviceKey> keys;
   CudaProverPhases phases;
-  cudaEvent_t marks[10]{};
+  cudaEvent_t marks[6]{};
   cudaEvent_t ntt_ready = nullptr, ntt_done = nullptr;
   std::mutex mu;  // one proof at a time per backend (the engine holds one backend per worker)
   std::unique_ptr<Uploader> uploader;  // the witness's pinned staging, made once
@@ -507,13 +505,19 @@ std::size_t CudaBackend::circuit_bytes(const circuit::R1cs& r1cs) {
 
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                              SrsResidency residency, std::size_t host_piece_points) {
+  return device_bytes_needed(pk, r1cs, residency, host_piece_points, circuit_bytes(r1cs));
+}
+
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                             SrsResidency residency, std::size_t host_piece_points,
+                                             std::size_t circuit) {
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
   const std::size_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
   const std::size_t piece_points = host_piece_points ? host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS;
   std::size_t bytes = residency == SrsResidency::host
                           ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
                           : key_bytes(pk);
-  bytes += circuit_bytes(r1cs);
+  bytes += circuit;
   bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
   bytes += r1cs.num_columns() * 32;                                   // z
   bytes += 3 * m * 32;                                                // a, b, c
@@ -558,16 +562,16 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t room = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
-    const std::size_t piece = m.options.host_piece_points;
+    const std::size_t piece = m.options.host_piece_points, circuit = circuit_bytes(r1cs);
     const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
     std::string why;
     if (residency == SrsResidency::automatic) {
-      const std::size_t vram_need = device_bytes_needed(pk, r1cs, SrsResidency::vram);
+      const std::size_t vram_need = device_bytes_needed(pk, r1cs, SrsResidency::vram, 0, circuit);
       residency = vram_need <= room ? SrsResidency::vram : SrsResidency::host;
       why = residency == SrsResidency::vram ? " (auto: it fits)"
                                             : " (auto: the key in GPU memory would need " + mib(vram_need) + ")";
     }
-    const std::size_t need = device_bytes_needed(pk, r1cs, residency, piece);
+    const std::size_t need = device_bytes_needed(pk, r1cs, residency, piece, circuit);
     m.memory_plan = std::string(residency == SrsResidency::vram ? "key in GPU memory" : "key in host memory") + why +
                     ": about " + mib(need) + " planned of " + mib(room) + " free on " + m.device_name;
     if (need > room)

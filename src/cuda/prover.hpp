@@ -75,6 +75,11 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                          SrsResidency residency = SrsResidency::vram,
                                          std::size_t host_piece_points = 0);
+  // The same with circuit_bytes(r1cs) given: it classifies every coefficient, so a caller that
+  // needs both sizes (or several residencies) computes it once.
+  static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                         SrsResidency residency, std::size_t host_piece_points,
+                                         std::size_t circuit);
   // What a resident key (vram residency) and a resident circuit (CSR) take on the device.
   static std::size_t key_bytes(const groth16::ProvingKey& pk);
   static std::size_t circuit_bytes(const circuit::R1cs& r1cs);

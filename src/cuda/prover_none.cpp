@@ -45,6 +45,10 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const c
                                              std::size_t) {
   return 0;
 }
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&, SrsResidency,
+                                             std::size_t, std::size_t) {
+  return 0;
+}
 SrsResidency CudaBackend::residency_used() const { return SrsResidency::vram; }
 const std::string& CudaBackend::memory_plan() const {
   static const std::string none;

@@ -66,8 +66,10 @@ std::unique_ptr<groth16::ProverBackend> CudaBackendProvider::make_backend(const 
 }
 
 MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys) const {
-  const std::uint64_t total = cuda::CudaBackend::device_bytes_needed(keys.pk, keys.r1cs, cuda::SrsResidency::vram);
-  const std::uint64_t resident = cuda::CudaBackend::key_bytes(keys.pk) + cuda::CudaBackend::circuit_bytes(keys.r1cs);
+  const std::size_t circuit = cuda::CudaBackend::circuit_bytes(keys.r1cs);
+  const std::uint64_t total =
+      cuda::CudaBackend::device_bytes_needed(keys.pk, keys.r1cs, cuda::SrsResidency::vram, 0, circuit);
+  const std::uint64_t resident = cuda::CudaBackend::key_bytes(keys.pk) + circuit;
   // Host side of one start(): the two 32 MiB pinned staging buffers.
   return MemoryNeeds{std::uint64_t(64) << 20, total > resident ? total - resident : 0, resident};
 }

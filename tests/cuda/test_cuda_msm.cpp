@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/msm.hpp"
+#include "device_copy.hpp"
 #include "ec/scalar_mul.hpp"
 #include "ff/random.hpp"
 #include "gpu_skip.hpp"
@@ -170,8 +171,7 @@ void offsets_and_indices(const char* name) {
   const auto bases = random_bases<C>(rng, n);
   cuda::GpuMsm<C> gpu(bases);
   const auto scalars = random_scalars(rng, n);
-  cuda::DeviceBuffer d_scalars = gpu.pool().acquire(n * sizeof(Fr));
-  ASSERT_EQ(cudaMemcpy(d_scalars.data(), scalars.data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const cuda::DeviceBuffer d_scalars = to_device(gpu.pool(), scalars);
   const std::span<const Affine<C>> b(bases);
   const std::span<const Fr> k(scalars);
   // A piece [1234, 1234 + 2000).
@@ -185,9 +185,7 @@ void offsets_and_indices(const char* name) {
   std::vector<Affine<C>> picked;
   for (auto i : index) picked.push_back(bases[i]);
   const std::vector<Fr> some(scalars.begin(), scalars.begin() + index.size());
-  cuda::DeviceBuffer d_index = gpu.pool().acquire(index.size() * sizeof(std::uint32_t));
-  ASSERT_EQ(cudaMemcpy(d_index.data(), index.data(), index.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  const cuda::DeviceBuffer d_index = to_device(gpu.pool(), index);
   EXPECT_EQ(gpu.msm_device(d_scalars.template as<Fr>(), index.size(), {}, d_index.template as<std::uint32_t>()).to_affine(),
             msm::msm<C>(std::span<const Affine<C>>(picked), std::span<const Fr>(some)).to_affine());
   Jacobian<C> sum = Jacobian<C>::identity();
@@ -212,8 +210,7 @@ void batch_and_precomputed(const char* name) {
   for (std::size_t i = 0; i < n; i += 7) all[i] = Fr::zero();
   for (std::size_t i = 3; i < n; i += 11) all[n + i] = Fr::one();
   for (std::size_t i = 5; i < n; i += 13) all[2 * n + i] = r_minus_1();
-  cuda::DeviceBuffer d = gpu.pool().acquire(all.size() * sizeof(Fr));
-  ASSERT_EQ(cudaMemcpy(d.data(), all.data(), all.size() * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
+  const cuda::DeviceBuffer d = to_device(gpu.pool(), all);
   const Fr* d_all = d.template as<Fr>();
   std::vector<Affine<C>> want(K);
   for (unsigned v = 0; v < K; ++v)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/ntt.hpp"
+#include "device_copy.hpp"
 #include "ff/random.hpp"
 #include "gpu_skip.hpp"
 #include "poly/ntt.hpp"
@@ -93,11 +94,7 @@ TEST(CudaNtt, QuotientCoefficientsMatchTheSevenTransformFormula) {
     }
     for (std::size_t i = 0; i < n; ++i) want[0][i] = (want[0][i] * want[1][i] - want[2][i]) * dom.coset_vanishing_inv();
     poly::icoset_ntt(want[0], dom, poly::Order::Natural, poly::Order::Natural);
-    cuda::DeviceBuffer d[3];
-    for (int k = 0; k < 3; ++k) {
-      d[k] = gpu.pool().acquire(n * sizeof(Fr));
-      ASSERT_EQ(cudaMemcpy(d[k].data(), v[k].data(), n * sizeof(Fr), cudaMemcpyHostToDevice), cudaSuccess);
-    }
+    cuda::DeviceBuffer d[3] = {to_device(gpu.pool(), v[0]), to_device(gpu.pool(), v[1]), to_device(gpu.pool(), v[2])};
     gpu.quotient_coefficients(d[0].as<Fr>(), d[1].as<Fr>(), d[2].as<Fr>(), log_n, dom.coset_vanishing_inv());
     gpu.synchronize();
     std::vector<Fr> got(n);
