@@ -4,7 +4,7 @@
 # dependencies). Usage, in the repository root:
 #   build:  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release
 #           ninja -C build-cuda test_cuda_arith test_cuda_ntt test_cuda_msm test_cuda_prover snarkpipe
-#   pack:   bash bench/cuda/run_device.sh --pack        (→ build-cuda/dist: binaries + libtbb)
+#   pack:   bash bench/cuda/run_device.sh --pack        (→ build-cuda/dist: binaries, xz-compressed, + libs)
 #   run:    device run, carry build-cuda/dist:  bash bench/cuda/run_device.sh
 # Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24, the NTT and
 # the H computation at 2^27), bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take
@@ -12,7 +12,7 @@
 # SKIP_TESTS=1 runs the benchmarks alone; PROBES=1 also runs the FP64 probes (fp64_probe.json;
 # fp64_mont_probe.json and fp64_madd_probe.json: the FP64 products and XYZZ additions checked
 # against the integer ones, then timed, the latter also beside the integer kernel).
-# SKIP_BENCH=1 skips `bench gpu`.
+# SKIP_BENCH=1 skips `bench gpu`, SKIP_SASS=1 the SASS dump.
 set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
@@ -23,14 +23,20 @@ if [ "${1:-}" = "--pack" ]; then
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
-  # The standalone probes (bench/cuda/*_probe.cu), for PROBES=1 runs.
-  for probe in fp64_probe fp64_mont_probe fp64_madd_probe batch_affine_probe; do
+  # The standalone probes (bench/cuda/*_probe.cu), for PROBES=1 runs (built when packing with PROBES=1).
+  [ -n "${PROBES:-}" ] && for probe in fp64_probe fp64_mont_probe fp64_madd_probe batch_affine_probe; do
     "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda \
       -o "$DIST/$probe" "bench/cuda/$probe.cu"
+  done
+  # Stripped and xz-compressed, so the binaries fit the device tool's 64 MiB carry
+  # (unpacked there by the run below).
+  for f in "$DIST"/snarkpipe "$DIST"/test_cuda_* "$DIST"/*_probe; do
+    [ -f "$f" ] && strip "$f" && xz -T0 -6 -f "$f"
   done
   du -sh "$DIST"
   exit 0
 fi
+for f in "$DIST"/*.xz; do [ -e "$f" ] && xz -d -f "$f" && chmod +x "${f%.xz}"; done
 OUT=${OUT:-/tmp/snarkpipe-gpu-out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
@@ -68,9 +74,9 @@ for s in ${PROVE_SCALES:-}; do
     --runs "${PROVE_RUNS:-3}" ${PROVE_FLAGS:-} --json -o "$OUT/prove_$tag.json" > /dev/null 2> "$OUT/prove_$tag.log"
   echo "prove $s exit $?"; tail -4 "$OUT/prove_$tag.log"
 done
-cuobjdump -sass "$DIST/snarkpipe" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
+[ -n "${SKIP_SASS:-}" ] || cuobjdump -sass "$DIST/snarkpipe" 2>/dev/null | gzip > "$OUT/sass.txt.gz"
 # Instruction mix of the Fp and Fr multiplication throughput kernels (4 chains × mul, unrolled).
-for f in FpParams32 FrParams32; do
+[ -n "${SKIP_SASS:-}" ] || for f in FpParams32 FrParams32; do
   echo "== $f rate kernel"
   zcat "$OUT/sass.txt.gz" | awk -v f="$f" '$0 ~ ("Function : .*rate_kernel.*" f "EEELi0") {on=1; next} /Function :/ {on=0} on' |
     grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9_.]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -12

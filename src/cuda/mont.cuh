@@ -87,7 +87,35 @@ struct __align__(16) mont_t {
 
   __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
 
+  // Products called instead of inlined, for Fp only, as a translation unit asks through
+  // SNARKPIPE_FP_CALL (a bit mask: 1 the product, 2 the square, 4 mul_sub) before it includes
+  // this header. An XYZZ addition inlines ten 384-bit products, ≈ 5 000 instructions: a loop
+  // around it misses the instruction cache (ncu: "no instruction" 4.1 of 11.4 cycles between
+  // issues in the G1 accumulation). Calls cost instructions (+18 % with all three) but keep
+  // the loop's code small: the G1 MSM calls the product only (−8.9 % at 2^27), the G2 MSM all
+  // three (−15 % at 2^24; gpu-notes item 57). Every other translation unit inlines.
+#ifndef SNARKPIPE_FP_CALL
+#define SNARKPIPE_FP_CALL 0
+#endif
+  static constexpr bool mul_is_called = N == 12 && (SNARKPIPE_FP_CALL & 1);
+  static constexpr bool sqr_is_called = N == 12 && (SNARKPIPE_FP_CALL & 2);
+  static constexpr bool mul_sub_is_called = N == 12 && (SNARKPIPE_FP_CALL & 4);
+  __device__ __noinline__ static mont_t mul_called(const mont_t a, const mont_t b) {
+    mont_t r;
+    mul_raw(r.v, a.v, b.v);
+    return r;
+  }
+  __device__ __noinline__ static mont_t sqr_called(const mont_t a) {
+    mont_t r;
+    sqr_raw(r.v, a.v);
+    return r;
+  }
+  __device__ __noinline__ static mont_t mul_sub_called(const mont_t a, const mont_t b, const mont_t c, const mont_t d) {
+    return mul_sub_inline(a, b, c, d);
+  }
+
   __device__ __forceinline__ friend mont_t operator*(const mont_t& a, const mont_t& b) {
+    if constexpr (mul_is_called) return mul_called(a, b);
     mont_t r;
     mul_raw(r.v, a.v, b.v);
     return r;
@@ -95,6 +123,11 @@ struct __align__(16) mont_t {
   // a·b − c·d with one reduction instead of two (2N² + N² + N products instead of 2·(2N² + N)):
   // T = a·b + c·(p − d) < 2p² < p·R for a, b, c, d < p.
   __device__ __forceinline__ static mont_t mul_sub(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
+    if constexpr (mul_sub_is_called) return mul_sub_called(a, b, c, d);
+    return mul_sub_inline(a, b, c, d);
+  }
+  __device__ __forceinline__ static mont_t mul_sub_inline(const mont_t& a, const mont_t& b, const mont_t& c,
+                                                          const mont_t& d) {
     const mont_t nd = -d;
     uint32_t lo[N], hi[N];
     wide_mul_add(lo, hi, a.v, b.v, c.v, nd.v);
@@ -104,6 +137,7 @@ struct __align__(16) mont_t {
   }
 
   __device__ __forceinline__ mont_t sqr() const {
+    if constexpr (sqr_is_called) return sqr_called(*this);
     mont_t r;
     sqr_raw(r.v, v);
     return r;

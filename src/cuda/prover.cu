@@ -102,13 +102,6 @@ __global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64
   x.store(&z_aux[j]);
 }
 
-fr_t to_device(const Fr& x) {
-  fr_t r;
-  static_assert(sizeof(fr_t) == sizeof(Fr));
-  std::memcpy(&r, &x, sizeof r);
-  return r;
-}
-
 // Host → device through two pinned 32 MiB buffers: the copy of one chunk overlaps the
 // memcpy into the other, and no chunk waits for more than the copy that used its buffer.
 class Uploader {
