@@ -92,8 +92,9 @@ struct __align__(16) mont_t {
   // this header. An XYZZ addition inlines ten 384-bit products, ≈ 5 000 instructions: a loop
   // around it misses the instruction cache (ncu: "no instruction" 4.1 of 11.4 cycles between
   // issues in the G1 accumulation). Calls cost instructions (+18 % with all three) but keep
-  // the loop's code small: the G1 MSM calls the product only (−8.9 % at 2^27), the G2 MSM all
-  // three (−15 % at 2^24; gpu-notes item 57). Every other translation unit inlines.
+  // the loop's code small: the G1 and G2 MSMs call the product only (G1 −8.9 % at 2^27, G2
+  // −15 % at 2^24; calling the square and mul_sub too costs G1 2-5 %; gpu-notes item 57).
+  // Every other translation unit inlines.
 #ifndef SNARKPIPE_FP_CALL
 #define SNARKPIPE_FP_CALL 0
 #endif

@@ -1,5 +1,8 @@
-// Fp products in this translation unit: every Fp product called (gpu-notes item 57).
-#define SNARKPIPE_FP_CALL 7
+// Fp products in this translation unit: the product called (gpu-notes item 57; G2's Fp2
+// square and mul_sub are made of Fp products, so masks 1, 5 and 7 measure the same).
+#ifndef SNARKPIPE_FP_CALL  // (an A/B build may set another)
+#define SNARKPIPE_FP_CALL 1
+#endif
 #include "cuda/msm_impl.cuh"
 
 namespace snarkpipe::cuda {

@@ -50,7 +50,12 @@ constexpr unsigned POINT_THREADS = 128;
 template <class F>
 constexpr bool prefetch_bases = sizeof(F) == sizeof(fp_t);
 template <class F>
-constexpr int gather_blocks_per_sm = prefetch_bases<F> ? 4 : 1;
+// G1: 3 blocks of 128 per SM (≤ 168 registers). With the Fp product inlined, 4 (128 registers)
+// was as fast (gpu-notes item 44); with it called, 3 is 3.6 % faster at 2^27 (item 57).
+#ifndef SNARKPIPE_G1_GATHER_BLOCKS  // (an A/B build may set another)
+#define SNARKPIPE_G1_GATHER_BLOCKS 3
+#endif
+constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLOCKS : 1;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
