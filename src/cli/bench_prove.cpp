@@ -145,6 +145,8 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
       // The L, A and B spans overlap the H chain's when they ran beside it.
       phases["device_total"].push_back(p.device_total);
       phases["host_overhead"].push_back(start_ms - p.device_total);
+      phases["host_before_device"].push_back(p.host_before);
+      phases["host_after_device"].push_back(p.host_after);
     } else {
       phases["abc_spmv"].push_back(t.abc_ms);
       phases["h_ntt"].push_back(t.ntt_ms);

@@ -6,6 +6,7 @@
 #include <map>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -548,6 +549,14 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     if (progress) progress(p);
   };
   const auto wall0 = std::chrono::steady_clock::now();
+  // Sets phases.host_after when start returns, after the buffers below are given back.
+  struct HostAfter {
+    double& ms;
+    std::optional<std::chrono::steady_clock::time_point> from;
+    ~HostAfter() {
+      if (from) ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - *from).count();
+    }
+  } host_after{m.phases.host_after, std::nullopt};
 
   // First use of this key or circuit: plan the device memory (once; not on the hot path).
   SrsResidency residency = m.keys.count(&pk) ? m.keys.at(&pk).residency : m.options.residency;
@@ -590,6 +599,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
 
   phase("a,b,c + H (NTT)");
   mark(0);
+  const auto queued0 = std::chrono::steady_clock::now();
   DeviceBuffer z = m.pool.acquire(r1cs.num_columns() * sizeof(Fr));
   DeviceBuffer packed_parts[4];
   {
@@ -728,6 +738,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.tail_done));
   mark(5);
   SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[5]));
+  host_after.from = std::chrono::steady_clock::now();
 
   auto elapsed = [](cudaEvent_t from, cudaEvent_t to) {
     float ms = 0;
@@ -748,6 +759,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   p.b_g2_msm = host ? tail_span(3, 4) : tail_span(0, 1);
   p.concurrent = concurrent;
   p.device_total = span(0, 5);
+  p.host_before = std::chrono::duration<double, std::milli>(queued0 - wall0).count();
   if (timings) {
     timings->abc_ms = p.upload + p.abc;
     timings->ntt_ms = p.ntt;

@@ -33,6 +33,10 @@ namespace snarkpipe::cuda {
 struct CudaProverPhases {
   float upload = 0, abc = 0, ntt = 0, h_msm = 0, l_msm = 0, a_msm = 0, b_g1_msm = 0, b_g2_msm = 0;
   float device_total = 0;
+  // Host time (ms) from start's entry until the first device mark is queued, and from the
+  // last mark's completion until start returns: what of start's wall time lies outside
+  // device_total besides launch and wake-up latency.
+  double host_before = 0, host_after = 0;
   bool concurrent = false;
 };
 
