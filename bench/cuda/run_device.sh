@@ -13,6 +13,7 @@
 # fp64_mont_probe.json and fp64_madd_probe.json: the FP64 products and XYZZ additions checked
 # against the integer ones, then timed, the latter also beside the integer kernel).
 # SKIP_BENCH=1 skips `bench gpu`, SKIP_SASS=1 the SASS dump.
+# A/B of compile-time variants: bench/cuda/build_variant.sh (here) and bench/cuda/ab_device.sh (there).
 set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
