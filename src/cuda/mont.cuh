@@ -101,6 +101,9 @@ struct __align__(16) mont_t {
   static constexpr bool mul_is_called = N == 12 && (SNARKPIPE_FP_CALL & 1);
   static constexpr bool sqr_is_called = N == 12 && (SNARKPIPE_FP_CALL & 2);
   static constexpr bool mul_sub_is_called = N == 12 && (SNARKPIPE_FP_CALL & 4);
+  // Bit 8: the XYZZ formulas' independent pairs of products (F::mul2) as one call each, half
+  // the calls of bit 1 (an A/B candidate, gpu-notes item 58's next steps; off everywhere).
+  static constexpr bool mul2_is_called = N == 12 && (SNARKPIPE_FP_CALL & 8);
   __device__ __noinline__ static mont_t mul_called(const mont_t a, const mont_t b) {
     mont_t r;
     mul_raw(r.v, a.v, b.v);
@@ -113,6 +116,28 @@ struct __align__(16) mont_t {
   }
   __device__ __noinline__ static mont_t mul_sub_called(const mont_t a, const mont_t b, const mont_t c, const mont_t d) {
     return mul_sub_inline(a, b, c, d);
+  }
+
+  struct pair_t {
+    mont_t first, second;
+  };
+  __device__ __noinline__ static pair_t mul2_called(const mont_t a, const mont_t b, const mont_t c, const mont_t d) {
+    pair_t r;
+    mul_raw(r.first.v, a.v, b.v);
+    mul_raw(r.second.v, c.v, d.v);
+    return r;
+  }
+  // r = a·b, s = c·d.
+  __device__ __forceinline__ static void mul2(mont_t& r, mont_t& s, const mont_t& a, const mont_t& b, const mont_t& c,
+                                              const mont_t& d) {
+    if constexpr (mul2_is_called) {
+      const pair_t p = mul2_called(a, b, c, d);
+      r = p.first;
+      s = p.second;
+    } else {
+      r = a * b;
+      s = c * d;
+    }
   }
 
   __device__ __forceinline__ friend mont_t operator*(const mont_t& a, const mont_t& b) {
