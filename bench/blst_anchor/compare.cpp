@@ -2,12 +2,10 @@
 // CPU anchors (Fp multiplication in a dependent chain, G1 Jacobian addition, the pairing).
 // blst is built from the source that the npm package @chainsafe/blst ships (compare.sh);
 // it is a measuring peer here, not a dependency of snarkpipe. Prints one JSON object.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
+#include "cli/timing.hpp"
 #include "ec/curves.hpp"
 #include "ff/random.hpp"
 #include "pairing/pairing.hpp"
@@ -16,24 +14,14 @@ extern "C" {
 }
 
 using namespace snarkpipe;
+using cli::keep;
 using ff::Fp;
-using Clock = std::chrono::steady_clock;
 
-template <class T>
-void keep(const T& x) {
-  asm volatile("" : : "r"(&x) : "memory");
-}
-// Nanoseconds per iteration of body(n): the median of 9 timings of n iterations.
+// Nanoseconds per iteration of body(n), as `snarkpipe bench cpu` times: calibrated to ~0.3 s,
+// median of 9.
 template <class Body>
-double ns_per(std::size_t n, Body body) {
-  std::vector<double> t;
-  for (int r = 0; r < 9; ++r) {
-    const auto t0 = Clock::now();
-    body(n);
-    t.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(n));
-  }
-  std::sort(t.begin(), t.end());
-  return t[4];
+double ns_per(Body body) {
+  return cli::time_ns(body, 0.3, 9);
 }
 
 int main() {
@@ -49,31 +37,30 @@ int main() {
   for (int i = 0; i < 1000; ++i) x = x * a, blst_fp_mul(&bx, &bx, &ba);
   const bool fp_equal = std::memcmp(&x, &bx, sizeof bx) == 0;
 
-  const std::size_t n = 10'000'000;
-  const double ours_mul = ns_per(n, [&](std::size_t n) {
+  const double ours_mul = ns_per([&](std::size_t n) {
     Fp x = x0;
     for (std::size_t i = 0; i < n; ++i) x = x * a;
     keep(x);
   });
   // The same chain with x stored and reloaded every step, as blst's pointer API does.
-  const double ours_mul_mem = ns_per(n, [&](std::size_t n) {
+  const double ours_mul_mem = ns_per([&](std::size_t n) {
     Fp x = x0;
     for (std::size_t i = 0; i < n; ++i) {
       x = x * a;
       keep(x);
     }
   });
-  const double blst_mul = ns_per(n, [&](std::size_t n) {
+  const double blst_mul = ns_per([&](std::size_t n) {
     blst_fp x = bx0;
     for (std::size_t i = 0; i < n; ++i) blst_fp_mul(&x, &x, &ba);
     keep(x);
   });
-  const double ours_sqr = ns_per(n, [&](std::size_t n) {
+  const double ours_sqr = ns_per([&](std::size_t n) {
     Fp x = x0;
     for (std::size_t i = 0; i < n; ++i) x = x.square();
     keep(x);
   });
-  const double blst_sqr = ns_per(n, [&](std::size_t n) {
+  const double blst_sqr = ns_per([&](std::size_t n) {
     blst_fp x = bx0;
     for (std::size_t i = 0; i < n; ++i) blst_fp_sqr(&x, &x);
     keep(x);
@@ -81,14 +68,14 @@ int main() {
 
   // G1 Jacobian addition chains x += g (both general additions of distinct points).
   const ec::G1Jacobian g = ec::G1Jacobian::generator();
-  const double ours_add = ns_per(1'000'000, [&](std::size_t n) {
+  const double ours_add = ns_per([&](std::size_t n) {
     ec::G1Jacobian x = g.dbl();
     for (std::size_t i = 0; i < n; ++i) x = x + g;
     keep(x);
   });
   blst_p1 bg;
   blst_p1_from_affine(&bg, blst_p1_affine_generator());
-  const double blst_add = ns_per(1'000'000, [&](std::size_t n) {
+  const double blst_add = ns_per([&](std::size_t n) {
     blst_p1 x;
     blst_p1_double(&x, &bg);
     for (std::size_t i = 0; i < n; ++i) blst_p1_add(&x, &x, &bg);
@@ -98,11 +85,11 @@ int main() {
   // The pairing of the generators: Miller loop and final exponentiation.
   const ec::G1Affine p = g.to_affine();
   const ec::G2Affine q = ec::G2Jacobian::generator().to_affine();
-  const double ours_pairing = ns_per(200, [&](std::size_t n) {
+  const double ours_pairing = ns_per([&](std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) keep(pairing::pairing(p, q));
   }) / 1e3;
   blst_fp12 f;
-  const double blst_pairing = ns_per(200, [&](std::size_t n) {
+  const double blst_pairing = ns_per([&](std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
       blst_miller_loop(&f, blst_p2_affine_generator(), blst_p1_affine_generator());
       blst_final_exp(&f, &f);

@@ -26,7 +26,7 @@ out = {"command": "bash bench/blst_anchor/compare.sh",
        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
        "machine": {"cpu": cpu, "threads": os.cpu_count(), "load_1min": os.getloadavg()[0]},
        "blst": sys.argv[2] + " (blst " + open("build/blst-anchor/package/blst/bindings/rust/Cargo.toml").read().split('version = "')[1].split('"')[0] + "), built by its build.sh",
-       "method": "one binary; dependent chains (x = x*a), G1 Jacobian additions x += g, pairings of the generators; median of 9 timings",
+       "method": "one binary; dependent chains (x = x*a), G1 Jacobian additions x += g, pairings of the generators; median of 9 timings after calibrating to ~0.3 s each (cli/timing.hpp, as bench cpu)",
        **json.loads(sys.argv[1])}
 print(json.dumps(out, indent=1))
 PY

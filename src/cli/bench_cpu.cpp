@@ -7,6 +7,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cli/timing.hpp"
 #include "ec/encoding.hpp"
 #include "ff/random.hpp"
 #include "pairing/pairing.hpp"
@@ -22,34 +23,6 @@ using ec::G2Jacobian;
 using ff::Fp;
 using ff::Fp2;
 using ff::Fr;
-using Clock = std::chrono::steady_clock;
-
-template <class T>
-void keep(const T& x) {
-  asm volatile("" : : "r"(&x) : "memory");
-}
-
-// Runs body(iters) repeatedly: calibrates iters to ~target seconds, then takes the median of
-// `runs` timings. Returns nanoseconds per iteration.
-template <class Body>
-double time_ns(Body body, double target_s, int runs) {
-  std::size_t iters = 1;
-  for (;;) {
-    const auto t0 = Clock::now();
-    body(iters);
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (s > target_s / 4 || iters > (std::size_t(1) << 30)) break;
-    iters *= 2;
-  }
-  std::vector<double> samples;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = Clock::now();
-    body(iters);
-    samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters));
-  }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
-}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");

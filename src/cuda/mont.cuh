@@ -88,10 +88,10 @@ struct __align__(16) mont_t {
   __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
 
   // Products called instead of inlined, for Fp only, as a translation unit asks through
-  // SNARKPIPE_FP_CALL (a bit mask: 1 the product, 2 the square, 4 mul_sub) before it includes
+  // SNARKPIPE_FP_CALL (a bit mask: 1 the product, 8 the pairs of mul2) before it includes
   // this header. An XYZZ addition inlines ten 384-bit products, ≈ 5 000 instructions: a loop
   // around it misses the instruction cache (ncu: "no instruction" 4.1 of 11.4 cycles between
-  // issues in the G1 accumulation). Calls cost instructions (+18 % with all three) but keep
+  // issues in the G1 accumulation). Calls cost instructions (+18 % with the square and mul_sub called too) but keep
   // the loop's code small: the G1 and G2 MSMs call the product only (G1 −8.9 % at 2^27, G2
   // −15 % at 2^24; calling the square and mul_sub too costs G1 2-5 %; gpu-notes item 57).
   // Every other translation unit inlines.
@@ -99,8 +99,6 @@ struct __align__(16) mont_t {
 #define SNARKPIPE_FP_CALL 0
 #endif
   static constexpr bool mul_is_called = N == 12 && (SNARKPIPE_FP_CALL & 1);
-  static constexpr bool sqr_is_called = N == 12 && (SNARKPIPE_FP_CALL & 2);
-  static constexpr bool mul_sub_is_called = N == 12 && (SNARKPIPE_FP_CALL & 4);
   // Bit 8: the XYZZ formulas' independent pairs of products (F::mul2) as one call each, half
   // the calls of bit 1 (an A/B candidate, gpu-notes item 58's next steps; off everywhere).
   static constexpr bool mul2_is_called = N == 12 && (SNARKPIPE_FP_CALL & 8);
@@ -108,14 +106,6 @@ struct __align__(16) mont_t {
     mont_t r;
     mul_raw(r.v, a.v, b.v);
     return r;
-  }
-  __device__ __noinline__ static mont_t sqr_called(const mont_t a) {
-    mont_t r;
-    sqr_raw(r.v, a.v);
-    return r;
-  }
-  __device__ __noinline__ static mont_t mul_sub_called(const mont_t a, const mont_t b, const mont_t c, const mont_t d) {
-    return mul_sub_inline(a, b, c, d);
   }
 
   struct pair_t {
@@ -149,11 +139,6 @@ struct __align__(16) mont_t {
   // a·b − c·d with one reduction instead of two (2N² + N² + N products instead of 2·(2N² + N)):
   // T = a·b + c·(p − d) < 2p² < p·R for a, b, c, d < p.
   __device__ __forceinline__ static mont_t mul_sub(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
-    if constexpr (mul_sub_is_called) return mul_sub_called(a, b, c, d);
-    return mul_sub_inline(a, b, c, d);
-  }
-  __device__ __forceinline__ static mont_t mul_sub_inline(const mont_t& a, const mont_t& b, const mont_t& c,
-                                                          const mont_t& d) {
     const mont_t nd = -d;
     uint32_t lo[N], hi[N];
     wide_mul_add(lo, hi, a.v, b.v, c.v, nd.v);
@@ -163,7 +148,6 @@ struct __align__(16) mont_t {
   }
 
   __device__ __forceinline__ mont_t sqr() const {
-    if constexpr (sqr_is_called) return sqr_called(*this);
     mont_t r;
     sqr_raw(r.v, v);
     return r;

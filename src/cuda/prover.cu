@@ -658,8 +658,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       tmark(3);
       parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
     } else {
-      // B_G2 first: its loop is bound by latency and spills, not by the multipliers, so it
-      // overlaps best with the H chain's multiplier-bound NTTs.
+      // B_G2 first: measured 0.5 % faster than last (gpu-notes item 45, when its loop was bound
+      // by latency and spills more than by the multipliers, beside the H chain's NTTs).
       {
         const Impl::Split b = m.split(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, tpool, ts);
         parts.b_g2 = m.split_msm(*dk.b_g2, b);
