@@ -147,6 +147,7 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
       phases["host_overhead"].push_back(start_ms - p.device_total);
       phases["host_before_device"].push_back(p.host_before);
       phases["host_after_device"].push_back(p.host_after);
+      phases["host_checks"].push_back(p.host_checks);
     } else {
       phases["abc_spmv"].push_back(t.abc_ms);
       phases["h_ntt"].push_back(t.ntt_ms);

@@ -11,9 +11,7 @@
 // kernels of hundreds of thousands (ptxas took ~10 minutes on the MSM, and the code thrashed
 // the instruction cache). The MSM's hot loops, one or two call sites each, use the
 // *_inline forms instead: there the call's stack traffic (the accumulator passed and
-// returned through local memory) cost up to a third of the G2 accumulation's time. Inside
-// them the Fp product is itself a call in the MSM's units (SNARKPIPE_FP_CALL, mont.cuh), which
-// keeps the loops' code small enough for the instruction cache.
+// returned through local memory) cost up to a third of the G2 accumulation's time.
 #pragma once
 
 #include "cuda/fp2.cuh"
@@ -88,17 +86,17 @@ struct __align__(16) xyzz_t {
   __device__ __forceinline__ xyzz_t add_affine_inline(const affine_t<F>& q) const {
     if (q.is_identity()) return *this;
     if (is_identity()) return from_affine(q);
-    F u2, s2;  // the independent products in pairs (F::mul2: one call when the unit asks)
-    F::mul2(u2, s2, q.x, ZZ, q.y, ZZZ);
+    const F u2 = q.x * ZZ, s2 = q.y * ZZZ;
     const F h = u2 - X, rr = s2 - Y;
     if (h.is_zero()) return rr.is_zero() ? from_affine(q).dbl() : identity();
     const F pp = h.sqr();
-    F ppp, qq;
-    F::mul2(ppp, qq, h, pp, X, pp);
+    const F ppp = h * pp;
+    const F qq = X * pp;
     xyzz_t r;
     r.X = rr.sqr() - ppp - qq.dbl();
     r.Y = F::mul_sub(rr, qq - r.X, Y, ppp);
-    F::mul2(r.ZZ, r.ZZZ, ZZ, pp, ZZZ, ppp);
+    r.ZZ = ZZ * pp;
+    r.ZZZ = ZZZ * ppp;
     return r;
   }
 

@@ -33,12 +33,6 @@ struct __align__(16) fp2_t {
     const fp_t v1 = a.c1 * b.c1;
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
-  // r = a·b, s = c·d (mont_t's can be one call).
-  __device__ __forceinline__ static void mul2(fp2_t& r, fp2_t& s, const fp2_t& a, const fp2_t& b, const fp2_t& c,
-                                              const fp2_t& d) {
-    r = a * b;
-    s = c * d;
-  }
   // a·b − c·d (Fp's has one reduction for both products; here the plain products).
   __device__ __forceinline__ static fp2_t mul_sub(const fp2_t& a, const fp2_t& b, const fp2_t& c, const fp2_t& d) {
     return a * b - c * d;

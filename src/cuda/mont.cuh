@@ -87,47 +87,22 @@ struct __align__(16) mont_t {
 
   __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
 
-  // Products called instead of inlined, for Fp only, as a translation unit asks through
-  // SNARKPIPE_FP_CALL (a bit mask: 1 the product, 8 the pairs of mul2) before it includes
-  // this header. An XYZZ addition inlines ten 384-bit products, ≈ 5 000 instructions: a loop
-  // around it misses the instruction cache (ncu: "no instruction" 4.1 of 11.4 cycles between
-  // issues in the G1 accumulation). Calls cost instructions (+18 % with the square and mul_sub called too) but keep
-  // the loop's code small: the G1 and G2 MSMs call the product only (G1 −8.9 % at 2^27, G2
-  // −15 % at 2^24; calling the square and mul_sub too costs G1 2-5 %; gpu-notes item 57).
-  // Every other translation unit inlines.
+  // The product called instead of inlined, for Fp only, when a translation unit sets bit 1 of
+  // SNARKPIPE_FP_CALL before it includes this header. An XYZZ addition inlines ten 384-bit
+  // products, ≈ 5 000 instructions: a loop around it misses the instruction cache (ncu: "no
+  // instruction" 4.1 of 11.4 cycles between issues in the G1 accumulation). The call costs
+  // instructions (argument moves, saved registers) but keeps the loop's code small: the G1 and
+  // G2 MSMs call it (G1 −8.9 % at 2^27, G2 −15 % at 2^24, gpu-notes item 57). Calling the square
+  // and mul_sub too (G1 +2-5 %) or pairs of independent products as one call (G1 +9.5 %, item
+  // 59) measured slower. Every other translation unit inlines.
 #ifndef SNARKPIPE_FP_CALL
 #define SNARKPIPE_FP_CALL 0
 #endif
   static constexpr bool mul_is_called = N == 12 && (SNARKPIPE_FP_CALL & 1);
-  // Bit 8: the XYZZ formulas' independent pairs of products (F::mul2) as one call each, half
-  // the calls of bit 1 (an A/B candidate, gpu-notes item 58's next steps; off everywhere).
-  static constexpr bool mul2_is_called = N == 12 && (SNARKPIPE_FP_CALL & 8);
   __device__ __noinline__ static mont_t mul_called(const mont_t a, const mont_t b) {
     mont_t r;
     mul_raw(r.v, a.v, b.v);
     return r;
-  }
-
-  struct pair_t {
-    mont_t first, second;
-  };
-  __device__ __noinline__ static pair_t mul2_called(const mont_t a, const mont_t b, const mont_t c, const mont_t d) {
-    pair_t r;
-    mul_raw(r.first.v, a.v, b.v);
-    mul_raw(r.second.v, c.v, d.v);
-    return r;
-  }
-  // r = a·b, s = c·d.
-  __device__ __forceinline__ static void mul2(mont_t& r, mont_t& s, const mont_t& a, const mont_t& b, const mont_t& c,
-                                              const mont_t& d) {
-    if constexpr (mul2_is_called) {
-      const pair_t p = mul2_called(a, b, c, d);
-      r = p.first;
-      s = p.second;
-    } else {
-      r = a * b;
-      s = c * d;
-    }
   }
 
   __device__ __forceinline__ friend mont_t operator*(const mont_t& a, const mont_t& b) {

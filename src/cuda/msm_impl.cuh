@@ -61,37 +61,38 @@ unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + thre
 
 // Window w of scalar i of vector v (scalars[v·n + i]): key = bucket set·2^(c-1) + |d| − 1
 // (or the sentinel for d = 0), value = the base's index with the sign of d in the top bit.
+// Windows [0, wide) have c bits, the rest c − 1 (WindowLayout; wide ≥ windows: all c).
 // Each (vector, window) has its own bucket set, set = v·windows + w; with precomputed base
-// copies (copy_stride > 0) every window of a vector shares one set, set = v, and window w
-// reads copy w, 2^(c·w)·P, at index w·copy_stride + base. Stored window-major,
-// [(v·windows + w)·n + i].
+// copies (copy_stride > 0, all windows c bits) every window of a vector shares one set,
+// set = v, and window w reads copy w, 2^(c·w)·P, at index w·copy_stride + base. Stored
+// window-major, [(v·windows + w)·n + i].
 // Only windows [w_begin, w_end) are written (a pass of a window-split MSM; the carries of the
 // windows below still count), as windows = w_end − w_begin.
 __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned vectors, unsigned c,
-                              unsigned w_begin, unsigned w_end, uint32_t copy_stride, uint32_t sentinel,
-                              const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
-                              uint32_t* __restrict__ vals) {
+                              unsigned wide, unsigned w_begin, unsigned w_end, uint32_t copy_stride,
+                              uint32_t sentinel, const uint32_t* __restrict__ base_index,
+                              uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
   const unsigned windows = w_end - w_begin;
   const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= std::size_t(n) * vectors) return;
   const uint32_t v = uint32_t(s / n), i = uint32_t(s % n);
   const fr_t k = fr_t::load(&scalars[s]).from_montgomery();
-  const uint32_t half = 1u << (c - 1);
-  const uint64_t mask = (uint64_t(1) << c) - 1;
+  const uint32_t half = 1u << (c - 1);  // the sets' stride
   const uint32_t base = base_index ? base_index[i] : i;
   uint32_t carry = 0;
   for (unsigned w = 0; w < w_end; ++w) {
-    const unsigned bit = w * c, limb = bit >> 5, sh = bit & 31;
+    const unsigned width = w < wide ? c : c - 1;
+    const unsigned bit = w * (c - 1) + min(w, wide), limb = bit >> 5, sh = bit & 31;
     uint32_t lo = 0, hi = 0;
 #pragma unroll
     for (unsigned j = 0; j < 8; ++j) {
       if (j == limb) lo = k.v[j];
       if (j == limb + 1) hi = k.v[j];
     }
-    uint32_t d = uint32_t(((uint64_t(hi) << 32 | lo) >> sh) & mask) + carry;
-    const bool neg = d > half;
+    uint32_t d = uint32_t(((uint64_t(hi) << 32 | lo) >> sh) & ((uint64_t(1) << width) - 1)) + carry;
+    const bool neg = d > (1u << (width - 1));
     carry = neg ? 1u : 0u;
-    if (neg) d = (1u << c) - d;
+    if (neg) d = (1u << width) - d;
     if (w < w_begin) continue;
     const uint32_t set = copy_stride ? v : v * windows + (w - w_begin);
     const std::size_t at = (std::size_t(v) * windows + (w - w_begin)) * n + i;
@@ -465,6 +466,9 @@ template <class C>
 unsigned GpuMsm<C>::window_bits_for(std::size_t n) {
   unsigned best = 2;
   double best_cost = 0;
+  // (The uniform windows' cost, as measured when BUCKET_COST was: balancing the windows
+  // afterwards only takes buckets away. A model over the balanced bucket counts picked
+  // narrower windows that measured slower at 2^20 and for G2 at 2^22, gpu-notes item 59.)
   for (unsigned c = 2; c <= MAX_WINDOW_BITS; ++c) {
     const double w = windows_for(c);
     const double cost = double(n) * w + BUCKET_COST * w * double(1u << (c - 1));
@@ -545,9 +549,10 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
   Impl& m = *impl_;
   // Precomputed copies serve every call that does not ask for another window.
   const bool shared = m.pre_c != 0 && (cfg.window_bits == 0 || cfg.window_bits == m.pre_c);
-  const unsigned c = shared ? m.pre_c : cfg.window_bits ? cfg.window_bits : window_bits_for(n);
-  if (c < 2 || c > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
-  const unsigned W = windows_for(c);
+  const unsigned asked = shared ? m.pre_c : cfg.window_bits ? cfg.window_bits : window_bits_for(n);
+  if (asked < 2 || asked > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
+  const WindowLayout layout = shared ? WindowLayout{asked, windows_for(asked), windows_for(asked)} : balanced_windows(asked);
+  const unsigned W = layout.windows;
   const std::size_t per_vector_window = n * vectors;
   const unsigned per_pass =
       cfg.max_entries ? unsigned(std::clamp<std::size_t>(cfg.max_entries / per_vector_window, 1, W)) : W;
@@ -555,7 +560,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
   std::vector<Jacobian> results(vectors, Jacobian::identity());
   for (unsigned wb = 0; wb < W; wb += per_pass) {
     const std::vector<Jacobian> part =
-        run_pass(d_scalars, n, vectors, cfg, c, shared, wb, std::min(W, wb + per_pass), d_base_index, base_offset);
+        run_pass(d_scalars, n, vectors, cfg, layout, shared, wb, std::min(W, wb + per_pass), d_base_index, base_offset);
     for (unsigned v = 0; v < vectors; ++v) results[v] += part[v];
   }
   return results;
@@ -564,13 +569,15 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
 // One pass of run: windows [w_begin, w_end).
 template <class C>
 std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalars, std::size_t n, unsigned vectors,
-                                                              const GpuMsmConfig& cfg, unsigned c, bool shared,
+                                                              const GpuMsmConfig& cfg, const WindowLayout& layout,
+                                                              bool shared,
                                                               unsigned w_begin, unsigned w_end,
                                                               const uint32_t* d_base_index, std::size_t base_offset) {
   using F = device_field_t<C>;
   using P = xyzz_t<F>;
   Impl& m = *impl_;
   const unsigned W = w_end - w_begin;  // this pass's windows
+  const unsigned c = layout.bits;
   const uint32_t half = 1u << (c - 1);
   const unsigned sets = vectors * (shared ? 1u : W);  // bucket sets ("windows" of the reduction)
   if (std::size_t(sets) * half >= SIGN_BIT) throw std::invalid_argument("GpuMsm: too many buckets for one pass");
@@ -591,7 +598,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
 
   timer.mark();
   digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n),
-                                                              vectors, c, w_begin, w_end,
+                                                              vectors, c, layout.wide, w_begin, w_end,
                                                               shared ? uint32_t(m.n) : 0u, B,
                                                               d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
@@ -723,7 +730,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
     }
     set_sums[w] = acc;
   }
-  // Per vector: its one set (precomputed copies) or Σ_w 2^(c·w)·(window w's sum).
+  // Per vector: its one set (precomputed copies) or Σ_w 2^offset(w)·(window w's sum).
   std::vector<Jacobian> results(vectors, Jacobian::identity());
   for (unsigned v = 0; v < vectors; ++v) {
     if (shared) {
@@ -732,7 +739,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
     }
     Jacobian acc = Jacobian::identity();
     for (unsigned w = w_end; w-- > 0;) {  // windows below w_begin are this pass's zeros
-      for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+      for (unsigned i = 0; i < layout.width(w); ++i) acc = acc.dbl();
       if (w >= w_begin) acc += set_sums[v * W + (w - w_begin)];
     }
     results[v] = acc;

@@ -524,31 +524,44 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
 
 ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& w,
                               groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
-  groth16::check_shapes(pk, r1cs, w);
-  return start_common(pk, r1cs, &w, nullptr, timings, progress);
+  return start_common(pk, r1cs, &w, nullptr, timings, progress, std::chrono::steady_clock::now());
 }
 
 ProofParts CudaBackend::start_packed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                      const groth16::PackedWitness& w, groth16::ProverTimings* timings,
                                      const groth16::ProverProgress& progress) {
-  groth16::check_shapes(pk, r1cs, w.inputs, w.num_aux);
+  const auto entered = std::chrono::steady_clock::now();
   const std::size_t words = (w.num_aux + 63) / 64;
   if (w.general.size() != words || w.ones.size() != words || w.rank.size() != words)
     throw groth16::ProverError("the packed witness's bitmaps do not match its " + std::to_string(w.num_aux) +
                                " aux values");
-  return start_common(pk, r1cs, nullptr, &w, timings, progress);
+  return start_common(pk, r1cs, nullptr, &w, timings, progress, entered);
 }
 
 ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                      const groth16::Witness* full, const groth16::PackedWitness* packed,
-                                     groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
+                                     groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
+                                     std::chrono::steady_clock::time_point entered) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
   auto phase = [&](std::string_view p) {
     if (progress) progress(p);
   };
-  const auto wall0 = std::chrono::steady_clock::now();
+  const auto wall0 = entered;
+  // The shapes, with the query sizes of the circuit's device copy when it has one (counted
+  // once at upload from the same densities) instead of recounting them every proof.
+  {
+    const auto cached = m.circuits.find(&r1cs);
+    const groth16::QuerySizes sizes = cached != m.circuits.end()
+                                          ? groth16::QuerySizes{cached->second.n_a, cached->second.n_b}
+                                          : groth16::query_sizes(r1cs);
+    if (full)
+      groth16::check_shapes(pk, r1cs, full->inputs, full->aux.size(), sizes);
+    else
+      groth16::check_shapes(pk, r1cs, packed->inputs, packed->num_aux, sizes);
+  }
+  m.phases.host_checks = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - entered).count();
   // Sets phases.host_after when start returns, after the buffers below are given back.
   struct HostAfter {
     double& ms;

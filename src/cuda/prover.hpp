@@ -19,6 +19,7 @@
 // Same key, witness, r and s → the same proof bytes as the CPU backend.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -36,7 +37,8 @@ struct CudaProverPhases {
   // Host time (ms) from start's entry until the first device mark is queued, and from the
   // last mark's completion until start returns: what of start's wall time lies outside
   // device_total besides launch and wake-up latency.
-  double host_before = 0, host_after = 0;
+  // host_checks: the part of host_before spent checking the inputs' shapes.
+  double host_before = 0, host_after = 0, host_checks = 0;
   bool concurrent = false;
 };
 
@@ -97,7 +99,8 @@ class CudaBackend final : public groth16::ProverBackend {
  private:
   groth16::ProofParts start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                    const groth16::Witness* full, const groth16::PackedWitness* packed,
-                                   groth16::ProverTimings* timings, const groth16::ProverProgress& progress);
+                                   groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
+                                   std::chrono::steady_clock::time_point entered);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

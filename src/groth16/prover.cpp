@@ -78,7 +78,16 @@ void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness
   check_shapes(pk, r1cs, w.inputs, w.aux.size());
 }
 
+QuerySizes query_sizes(const circuit::R1cs& r1cs) {
+  return {r1cs.num_inputs + r1cs.a_aux_density.count(), r1cs.b_input_density.count() + r1cs.b_aux_density.count()};
+}
+
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux) {
+  check_shapes(pk, r1cs, inputs, num_aux, query_sizes(r1cs));
+}
+
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux,
+                  const QuerySizes& sizes) {
   auto fail = [](const std::string& what) { throw ProverError(what); };
   auto n = [](std::size_t x) { return std::to_string(x); };
   if (inputs.size() != r1cs.num_inputs)
@@ -93,12 +102,11 @@ void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<con
     fail("the key has " + n(pk.l.size()) + " L points; the circuit has " + n(r1cs.num_aux) + " aux variables");
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
   if (pk.h.size() + 1 != m) fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
-  if (pk.a.size() != r1cs.num_inputs + r1cs.a_aux_density.count())
-    fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " +
-         n(r1cs.num_inputs + r1cs.a_aux_density.count()));
-  const std::size_t nb = r1cs.b_input_density.count() + r1cs.b_aux_density.count();
-  if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
-    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the density needs " + n(nb));
+  if (pk.a.size() != sizes.a)
+    fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " + n(sizes.a));
+  if (pk.b_g1.size() != sizes.b || pk.b_g2.size() != sizes.b)
+    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the density needs " +
+         n(sizes.b));
 }
 
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w,

@@ -67,6 +67,15 @@ Proof prove(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witn
 // differs (every backend calls it first).
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness);
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux);
+// The A and B queries' point counts a circuit's densities ask for (inputs included). Counting
+// a PoRep partition's 130M-bit densities takes ~11 ms, so a backend that keeps a circuit
+// (cuda::CudaBackend) counts once and passes its counts to the overload below.
+struct QuerySizes {
+  std::size_t a = 0, b = 0;
+};
+QuerySizes query_sizes(const circuit::R1cs& r1cs);
+void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux,
+                  const QuerySizes& sizes);
 
 // The CPU backend's start(): checks shapes, computes H and the five MSMs.
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,

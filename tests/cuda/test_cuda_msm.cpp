@@ -151,6 +151,31 @@ TEST(CudaMsm, ReusesItsMemory) {
   EXPECT_EQ(gpu.pool().allocations(), allocations) << "a repeated call allocated device memory";
 }
 
+TEST(CudaMsm, BalancedWindows) {
+  for (unsigned c = 2; c <= 22; ++c) {
+    const cuda::WindowLayout l = cuda::balanced_windows(c);
+    EXPECT_EQ(l.windows, cuda::windows_for(c)) << c;
+    EXPECT_LE(l.bits, c) << c;
+    EXPECT_GE(l.wide, 1u) << c;
+    EXPECT_LE(l.wide, l.windows) << c;
+    unsigned covered = 0;
+    for (unsigned w = 0; w < l.windows; ++w) {
+      EXPECT_EQ(l.offset(w), covered) << c << " window " << w;
+      EXPECT_GE(l.width(w), l.bits - 1);
+      covered += l.width(w);
+    }
+    EXPECT_EQ(covered, 256u) << c;  // exactly: the top digit's carry needs bit 255 (0 for r < 2^255)
+    EXPECT_EQ(l.offset(l.windows), 256u) << c;
+  }
+  const cuda::WindowLayout h = cuda::balanced_windows(22);  // the 2^27 H MSM's
+  EXPECT_EQ(h.bits, 22u);
+  EXPECT_EQ(h.wide, 4u);
+  std::size_t buckets = 0;  // signed digits: 2^(width − 1) per window
+  for (unsigned w = 0; w < h.windows; ++w) buckets += std::size_t(1) << (h.width(w) - 1);
+  EXPECT_EQ(buckets, (std::size_t(4) << 21) + (std::size_t(8) << 20));
+  EXPECT_EQ(cuda::balanced_windows(17).bits, 16u);  // 16 windows either way: 16 bits suffice
+}
+
 TEST(CudaMsm, WindowChoice) {
   EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 20), 16u);
   EXPECT_EQ(cuda::GpuMsmG1::window_bits_for(std::size_t(1) << 24), 19u);
