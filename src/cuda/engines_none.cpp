@@ -35,6 +35,7 @@ void DeviceBuffer::reset() {
 }
 DeviceBuffer BufferPool::acquire(std::size_t) { not_built("BufferPool::acquire"); }
 int usable_device_count() { return 0; }
+std::pmr::memory_resource* pinned_memory() { return std::pmr::get_default_resource(); }
 
 struct GpuNtt::Impl {};
 GpuNtt::GpuNtt(unsigned, int) { not_built("GpuNtt"); }
@@ -70,6 +71,18 @@ typename GpuMsm<C>::Jacobian GpuMsm<C>::msm_device(const ff::Fr*, std::size_t, c
 template <class C>
 unsigned GpuMsm<C>::window_bits_for(std::size_t) {
   not_built("GpuMsm::window_bits_for");
+}
+template <class C>
+void GpuMsm<C>::precompute(unsigned) {
+  not_built("GpuMsm::precompute");
+}
+template <class C>
+unsigned GpuMsm<C>::precomputed_window_bits() const {
+  not_built("GpuMsm::precomputed_window_bits");
+}
+template <class C>
+void GpuMsm<C>::drop_precomputed() {
+  not_built("GpuMsm::drop_precomputed");
 }
 template <class C>
 const GpuMsmTimings& GpuMsm<C>::last_timings() const {

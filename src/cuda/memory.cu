@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <new>
 
 #include "cuda/check.cuh"
 #include "cuda/memory.hpp"
@@ -90,6 +91,27 @@ void PinnedBuffer::reserve(std::size_t bytes) {
   capacity_ = 0;
   SNARKPIPE_CUDA_CHECK(cudaMallocHost(&data_, bytes));
   capacity_ = bytes;
+}
+
+namespace {
+class PinnedMemoryResource final : public std::pmr::memory_resource {
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    if (alignment > 4096) throw std::bad_alloc();  // cudaMallocHost aligns to pages
+    void* p = nullptr;
+    if (cudaMallocHost(&p, std::max<std::size_t>(bytes, 1)) != cudaSuccess) {
+      cudaGetLastError();
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t, std::size_t) override { cudaFreeHost(p); }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+};
+}  // namespace
+
+std::pmr::memory_resource* pinned_memory() {
+  static auto* r = new PinnedMemoryResource;  // never destroyed: see memory.hpp
+  return r;
 }
 
 int usable_device_count() {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory_resource>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -66,6 +67,14 @@ class BufferPool {
   std::vector<std::pair<void*, std::size_t>> owned_;
   std::size_t allocations_ = 0;
 };
+
+// Page-locked host memory as a std::pmr resource (cudaMallocHost / cudaFreeHost), for host
+// data a device copies often, such as packed witnesses: copies from it go straight to the bus,
+// asynchronously, without the staging copy pageable memory needs. One for the process, never
+// destroyed (what it allocated may outlive any backend). Allocating page-locked memory is slow
+// (~0.1 s per GB) and freeing it may wait for the device: keep and reuse what it gives. In a
+// build without CUDA it is the default resource.
+std::pmr::memory_resource* pinned_memory();
 
 // Page-locked host memory (cudaMallocHost), grown on demand and kept.
 class PinnedBuffer {

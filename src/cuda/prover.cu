@@ -103,8 +103,11 @@ __global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64
   x.store(&z_aux[j]);
 }
 
-// Host → device through two pinned 32 MiB buffers: the copy of one chunk overlaps the
-// memcpy into the other, and no chunk waits for more than the copy that used its buffer.
+// Host → device. From page-locked memory (cuda::pinned_memory, a packed witness kept where
+// CudaBackend::witness_memory says) one asynchronous copy at the bus's rate; from pageable
+// memory through two pinned 32 MiB buffers: the copy of one chunk overlaps the memcpy into
+// the other, and no chunk waits for more than the copy that used its buffer. The caller keeps
+// the source unchanged until the stream has passed the copy (start() returns after it has).
 class Uploader {
  public:
   explicit Uploader(cudaStream_t st) : stream_(st) {
@@ -115,6 +118,13 @@ class Uploader {
     for (auto e : done_) cudaEventDestroy(e);
   }
   void copy(void* dst, const void* src, std::size_t bytes) {
+    if (bytes == 0) return;
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, src) == cudaSuccess && attr.type == cudaMemoryTypeHost) {
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+      return;
+    }
+    cudaGetLastError();  // (older drivers report pageable memory as an error)
     for (std::size_t off = 0; off < bytes; off += CHUNK) {
       const std::size_t len = std::min(CHUNK, bytes - off);
       SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(done_[next_]));
@@ -481,6 +491,7 @@ std::size_t CudaBackend::device_bytes_held() const {
   return impl_->pool.bytes_allocated() + impl_->tail_pool.bytes_allocated();
 }
 const CudaProverPhases& CudaBackend::last_phases() const { return impl_->phases; }
+std::pmr::memory_resource* CudaBackend::witness_memory() const { return pinned_memory(); }
 
 SrsResidency CudaBackend::residency_used() const { return impl_->used; }
 const std::string& CudaBackend::memory_plan() const { return impl_->memory_plan; }

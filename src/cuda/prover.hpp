@@ -73,6 +73,9 @@ class CudaBackend final : public groth16::ProverBackend {
                                    const groth16::PackedWitness& witness, groth16::ProverTimings* timings = nullptr,
                                    const groth16::ProverProgress& progress = {}) override;
   bool takes_packed() const override { return true; }
+  // Page-locked host memory (cuda::pinned_memory): a packed witness kept there crosses the bus
+  // at its full rate, with no staging copy on the host's cores.
+  std::pmr::memory_resource* witness_memory() const override;
   void release_key(const groth16::ProvingKey& pk) override;
   void release_circuit(const circuit::R1cs& r1cs) override;
 

@@ -36,9 +36,10 @@ groth16::ProofParts CudaBackend::start_packed(const groth16::ProvingKey&, const 
 }
 groth16::ProofParts CudaBackend::start_common(const groth16::ProvingKey&, const circuit::R1cs&, const groth16::Witness*,
                                               const groth16::PackedWitness*, groth16::ProverTimings*,
-                                              const groth16::ProverProgress&) {
+                                              const groth16::ProverProgress&, std::chrono::steady_clock::time_point) {
   return {};
 }
+std::pmr::memory_resource* CudaBackend::witness_memory() const { return std::pmr::get_default_resource(); }
 void CudaBackend::release_key(const groth16::ProvingKey&) {}
 void CudaBackend::release_circuit(const circuit::R1cs&) {}
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&, SrsResidency,

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "cuda/device_info.hpp"
+#include "cuda/memory.hpp"
 #include "cuda/prover.hpp"
 #include "engine/job.hpp"
 #include "poly/domain.hpp"
@@ -33,6 +34,7 @@ class SharedCudaBackend final : public groth16::ProverBackend {
     return b_->start_packed(pk, r1cs, w, t, p);
   }
   bool takes_packed() const override { return true; }
+  std::pmr::memory_resource* witness_memory() const override { return b_->witness_memory(); }
   void release_key(const groth16::ProvingKey& pk) override { b_->release_key(pk); }
   void release_circuit(const circuit::R1cs& r1cs) override { b_->release_circuit(r1cs); }
 
@@ -73,6 +75,8 @@ MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys) const {
   // Host side of one start(): the two 32 MiB pinned staging buffers.
   return MemoryNeeds{std::uint64_t(64) << 20, total > resident ? total - resident : 0, resident};
 }
+
+std::pmr::memory_resource* CudaBackendProvider::witness_memory() const { return cuda::pinned_memory(); }
 
 std::vector<std::string> backend_kinds() {
   if (cuda::compiled_with_cuda()) return {"cpu", "cuda"};

@@ -38,6 +38,8 @@ class BackendProvider {
   // Whether partitions should wait for this backend's devices as packed witnesses (0/1
   // values as bits; groth16/packed_witness.hpp) rather than full ones.
   virtual bool packed_witnesses() const { return false; }
+  // Where those packed witnesses are best kept (groth16::ProverBackend::witness_memory).
+  virtual std::pmr::memory_resource* witness_memory() const { return std::pmr::get_default_resource(); }
 };
 
 // The CPU backend (groth16::CpuBackend): one device, "cpu", no device memory. The host
@@ -66,6 +68,7 @@ class CudaBackendProvider final : public BackendProvider {
   std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const override;
   MemoryNeeds needs(const CircuitKeys& keys) const override;
   bool packed_witnesses() const override { return true; }
+  std::pmr::memory_resource* witness_memory() const override;  // page-locked host memory
 
  private:
   std::vector<DeviceSpec> devices_;

@@ -239,10 +239,15 @@ void Engine::finish_job(Job& job, JobState state, const std::string& error) {
 
 void Engine::release_ready(Ready& r) {
   if (r.buffer) pool_.give_back(std::move(r.buffer));
-  host_.release(r.working + r.packed_charge);
+  host_.release(r.working);
+  if (r.packed && spare_packed_.size() < config_.synthesis_workers) {
+    spare_packed_.push_back({std::move(r.packed), r.packed_charge});  // still charged
+  } else {
+    host_.release(r.packed_charge);
+    r.packed.reset();
+  }
   r.working = 0;
   r.packed_charge = 0;
-  r.packed.reset();
 }
 
 void Engine::settle(Job& job) {
@@ -281,6 +286,9 @@ EngineStats Engine::stats() const {
   s.buffers_created = pool_.created();
   s.buffers_reused = pool_.reused();
   s.buffers_idle = pool_.idle();
+  s.packed_created = packed_created_;
+  s.packed_idle = spare_packed_.size();
+  for (const SparePacked& p : spare_packed_) s.packed_idle_bytes += p.charge;
   s.partitions_proved = proved_;
   s.partitions_retried = retried_;
   s.verification_failures = verification_failures_;

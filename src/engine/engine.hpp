@@ -61,6 +61,10 @@ struct EngineStats {
   std::uint64_t host_budget = 0, host_used = 0, host_peak = 0;
   std::vector<DeviceStatus> devices;  // by device slot (the timeline's device numbers)
   std::size_t buffers_created = 0, buffers_reused = 0, buffers_idle = 0;
+  // Packed witnesses (a backend that takes them): made so far, and kept idle for reuse with
+  // the host bytes they stay charged for.
+  std::size_t packed_created = 0, packed_idle = 0;
+  std::uint64_t packed_idle_bytes = 0;
   std::size_t partitions_proved = 0, partitions_retried = 0, verification_failures = 0;
 };
 
@@ -187,6 +191,15 @@ class Engine {
   PartitionQueue<char> synth_;
   PartitionQueue<Ready> ready_;
   std::deque<Finish> finishing_;
+  // Packed witnesses the devices are done with, kept (with their host charge) for the next
+  // partitions: in the backend's witness memory (page-locked for a GPU), which is slow to
+  // allocate and to free. At most one per synthesis worker; freed when admission needs room.
+  struct SparePacked {
+    std::unique_ptr<groth16::PackedWitness> packed;
+    std::uint64_t charge = 0;
+  };
+  std::vector<SparePacked> spare_packed_;
+  std::size_t packed_created_ = 0;
   std::size_t synthesizing_ = 0;  // partitions in a synthesis worker now
   std::size_t lookahead_ = 0;     // most partitions synthesizing or waiting for a device
   std::vector<std::unique_ptr<Device>> devices_;

@@ -35,12 +35,16 @@ void Engine::synthesis_worker() {
       // overtakes it.
       auto freed = pool_.trim(working + WitnessBufferPool::bytes_for(r1cs.num_inputs, r1cs.num_aux), r1cs.num_inputs,
                               r1cs.num_aux);
-      if (freed.empty()) {
+      std::vector<SparePacked> spares = std::move(spare_packed_);  // kept packed buffers too
+      spare_packed_.clear();
+      for (const SparePacked& s : spares) host_.release(s.charge);
+      if (freed.empty() && spares.empty()) {
         const std::uint64_t seen = epoch_;
         cv_.wait(lock, [&] { return stopping_ || epoch_ != seen; });
       } else {
         lock.unlock();
         freed.clear();
+        spares.clear();
         lock.lock();
       }
       continue;
@@ -51,6 +55,13 @@ void Engine::synthesis_worker() {
     if (job.state == JobState::QUEUED) job.state = JobState::RUNNING;
     const WitnessSource& source = job.request.witness;
     const std::shared_ptr<const CircuitKeys> keys = job.keys;
+    // A kept packed buffer, uncharged until this partition's packed form is charged below.
+    std::unique_ptr<groth16::PackedWitness> packed;
+    if (backend_->packed_witnesses() && !spare_packed_.empty()) {
+      packed = std::move(spare_packed_.back().packed);
+      host_.release(spare_packed_.back().charge);
+      spare_packed_.pop_back();
+    }
     lock.unlock();
 
     timeline_.record(key.job, key.partition, Stage::SYNTH_START);
@@ -76,10 +87,13 @@ void Engine::synthesis_worker() {
     }
     // A backend that takes packed witnesses gets the 0/1 values as bits: the partition then
     // waits for its device holding ~1/10 of the full witness, and the buffer is reused.
-    std::unique_ptr<groth16::PackedWitness> packed;
+    bool made_packed = false;
     if (error.empty() && backend_->packed_witnesses()) {
       try {
-        packed = std::make_unique<groth16::PackedWitness>();
+        if (!packed) {
+          packed = std::make_unique<groth16::PackedWitness>(backend_->witness_memory());
+          made_packed = true;
+        }
         groth16::pack_witness(buffer->witness.inputs, buffer->witness.aux, *packed);
       } catch (const std::exception& e) {
         error = where + "packing the witness failed: " + e.what();
@@ -89,7 +103,16 @@ void Engine::synthesis_worker() {
 
     lock.lock();
     --synthesizing_;
+    if (made_packed) ++packed_created_;
+    // An unused packed buffer goes back among the kept ones when the budget holds it.
+    auto keep_packed = [&] {
+      if (packed && spare_packed_.size() < config_.synthesis_workers && host_.try_reserve(packed->capacity_bytes())) {
+        const std::uint64_t charge = packed->capacity_bytes();
+        spare_packed_.push_back({std::move(packed), charge});
+      }
+    };
     if (is_terminal(job.state) || !error.empty()) {
+      keep_packed();
       pool_.give_back(std::move(buffer));
       host_.release(working);
       --job.in_flight;
@@ -105,6 +128,7 @@ void Engine::synthesis_worker() {
     } else {
       ready_.push(key, Ready{std::move(buffer), working, nullptr, 0});  // the full witness (no room for both)
     }
+    packed.reset();  // (no room for it: freed)
     timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
     wake();
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <memory_resource>
 #include <string>
 
 #include "groth16/packed_witness.hpp"
@@ -28,6 +29,9 @@ class ProverBackend {
     return start(pk, r1cs, unpack_witness(witness), timings, progress);
   }
   virtual bool takes_packed() const { return false; }
+  // Where packed witnesses for this backend are best kept (PackedWitness's constructor): host
+  // memory a device can copy from without staging, for a GPU backend.
+  virtual std::pmr::memory_resource* witness_memory() const { return std::pmr::get_default_resource(); }
 
   // Forgets anything cached for this key or circuit (device-resident copies and the like).
   virtual void release_key(const ProvingKey& /*pk*/) {}

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <span>
 #include <vector>
 
@@ -12,12 +13,18 @@
 namespace snarkpipe::groth16 {
 
 struct PackedWitness {
-  std::vector<Fr> inputs;              // ONE first, as in Witness
+  PackedWitness() = default;
+  // The bitmaps and values in `memory`: a backend's (ProverBackend::witness_memory), such as
+  // the CUDA backend's page-locked host memory, which the device copies from directly.
+  explicit PackedWitness(std::pmr::memory_resource* memory)
+      : general(memory), ones(memory), rank(memory), values(memory) {}
+
+  std::vector<Fr> inputs;                   // ONE first, as in Witness
   std::uint64_t num_aux = 0;
-  std::vector<std::uint64_t> general;  // bit j of word j/64: aux j is neither 0 nor 1
-  std::vector<std::uint64_t> ones;     // bit j: aux j is 1 (never set where general is)
-  std::vector<std::uint32_t> rank;     // rank[w]: general values in the words before w
-  std::vector<Fr> values;              // the general aux values, in aux order
+  std::pmr::vector<std::uint64_t> general;  // bit j of word j/64: aux j is neither 0 nor 1
+  std::pmr::vector<std::uint64_t> ones;     // bit j: aux j is 1 (never set where general is)
+  std::pmr::vector<std::uint32_t> rank;     // rank[w]: general values in the words before w
+  std::pmr::vector<Fr> values;              // the general aux values, in aux order
 
   std::uint64_t capacity_bytes() const {
     return inputs.capacity() * sizeof(Fr) + (general.capacity() + ones.capacity()) * 8 + rank.capacity() * 4 +

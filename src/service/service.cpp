@@ -235,6 +235,7 @@ json Service::status() const {
           {"partitions_queued", counts.partitions_queued},
           {"memory", {{"host_budget", s.host_budget}, {"host_used", s.host_used}, {"host_peak", s.host_peak}}},
           {"buffers", {{"created", s.buffers_created}, {"reused", s.buffers_reused}, {"idle", s.buffers_idle}}},
+          {"packed_witnesses", {{"created", s.packed_created}, {"idle", s.packed_idle}, {"idle_bytes", s.packed_idle_bytes}}},
           {"circuits", circuits}};
 }
 

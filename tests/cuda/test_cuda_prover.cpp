@@ -42,6 +42,11 @@ TEST(CudaProver, SameProofAsTheCpuBackend) {
       groth16::PackedWitness packed;  // the 0/1 values as bits, unpacked on the device
       groth16::pack_witness(w.inputs, w.aux, packed);
       EXPECT_EQ(gpu.finish(pk.vk, gpu.start_packed(pk, r1cs, packed), rs).to_bytes(), want.to_bytes());
+      // The same in the backend's page-locked memory (copied to the device without staging).
+      groth16::PackedWitness pinned(gpu.witness_memory());
+      groth16::pack_witness(w.inputs, w.aux, pinned);
+      EXPECT_NE(gpu.witness_memory(), std::pmr::get_default_resource());
+      EXPECT_EQ(gpu.finish(pk.vk, gpu.start_packed(pk, r1cs, pinned), rs).to_bytes(), want.to_bytes());
       EXPECT_TRUE(groth16::verify(pvk, got, publics_of(w)));
     }
     gpu.release_key(pk);
