@@ -28,8 +28,12 @@ constexpr unsigned MAX_WINDOW_BITS = 22;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 // Sorted pairs per accumulation thread (K): long enough that a thread's few bucket changes
 // (stores of its piece sums) cost little against its K additions, short enough for
-// ≥ 10^5 threads at 2^20.
-constexpr uint32_t SEGMENT = 128;
+// ≥ 10^5 threads at 2^20. 256 halves the bucket sums' work but slows the accumulation as
+// much (G1 2^27 724.2 → 723.6 ms, 2^24 and G2 slower); 64 is slower (gpu-notes item 61).
+#ifndef SNARKPIPE_MSM_SEGMENT  // (an A/B build may set another)
+#define SNARKPIPE_MSM_SEGMENT 128
+#endif
+constexpr uint32_t SEGMENT = SNARKPIPE_MSM_SEGMENT;
 // Buckets per running-sum thread (S) and points per thread in the final plain sums: short,
 // because these kernels have few threads and their time is the length of one thread's chain.
 constexpr uint32_t SLICE = 16;
