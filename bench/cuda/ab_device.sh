@@ -4,7 +4,8 @@
 # so that drift of the machine falls on all of them alike. Run in the repository root with
 # build-cuda/ab carried:
 #   BINS="base g1c1b3" G1=24,27 G2=22 ROUNDS=2 bash bench/cuda/ab_device.sh
-# Writes $OUT/ab_NAME_ROUND.json per run and prints each MSM's median and phases.
+# Writes $OUT/ab_[TAG_]NAME_ROUND.json per run (TAG: to keep a second call's files apart in
+# one device command) and prints each MSM's median and phases.
 # Pack here first:  bash bench/cuda/ab_device.sh --pack   (the base binary and the libraries)
 set -u
 AB=build-cuda/ab
@@ -21,7 +22,7 @@ export LD_LIBRARY_PATH="$PWD/$AB/lib:${LD_LIBRARY_PATH:-}"
 for f in "$AB"/*.xz; do [ -e "$f" ] && xz -d -f "$f" && chmod +x "${f%.xz}"; done
 for round in $(seq "${ROUNDS:-2}"); do
   for b in ${BINS:-base}; do
-    json="$OUT/ab_${b}_$round.json"
+    json="$OUT/ab_${TAG:+${TAG}_}${b}_$round.json"
     timeout 200 "$AB/snarkpipe-$b" bench gpu --ntt "${NTT:-}" --g1 "${G1:-}" --g2 "${G2:-}" --h-poly "${HPOLY:-}" \
       --runs 5 --warmup 1 --json -o "$json" > /dev/null 2> "${json%.json}.log"
     echo "$b round $round exit $?"
