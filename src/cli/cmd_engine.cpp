@@ -255,6 +255,9 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
   for (const auto& s : o.settings) engine::apply_override(base, s, machine);
   if (!o.backend.empty()) base.backend = o.backend;
   if (o.gpu_workers) base.workers_per_device = o.gpu_workers;
+  // One --synthesis-workers value is the configuration's (so the dump below says what runs);
+  // several are a sweep, each run setting its own.
+  if (o.synthesis_workers.size() == 1) base.synthesis_workers = o.synthesis_workers[0];
   base.validate();
 
   // The circuit's keys are made once, outside the measured runs (a service loads them once).
@@ -264,6 +267,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
                static_cast<unsigned long long>(keys->r1cs.num_constraints), static_cast<unsigned long long>(keys->r1cs.num_aux));
   std::istringstream lines(base.describe());
   for (std::string line; std::getline(lines, line);) std::fprintf(stderr, "    %s\n", line.c_str());
+  if (o.synthesis_workers.size() > 1) std::fprintf(stderr, "    (synthesis.workers swept by --synthesis-workers)\n");
 
   const std::vector<std::size_t> synth = o.synthesis_workers.empty() ? std::vector<std::size_t>{base.synthesis_workers}
                                                                        : o.synthesis_workers;
