@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "circuit/spmv.hpp"
+#include "groth16/backend.hpp"
 #include "groth16/packed_witness.hpp"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory_resource>
 
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
@@ -258,6 +260,52 @@ TEST(PackedWitness, RoundTripsAndCountsTheGeneralValues) {
     EXPECT_EQ(w.inputs, inputs);
     EXPECT_EQ(w.aux, aux) << "n = " << n;
   }
+}
+
+// A packed witness in a backend's memory (ProverBackend::witness_memory: page-locked for a
+// GPU): the bitmaps and values come from that resource, the round trip is unchanged, and a
+// reused one allocates nothing more for a witness no larger than the last.
+class CountingResource final : public std::pmr::memory_resource {
+ public:
+  std::size_t allocations = 0, live_bytes = 0;
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    ++allocations;
+    live_bytes += bytes;
+    return std::pmr::new_delete_resource()->allocate(bytes, align);
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    live_bytes -= bytes;
+    std::pmr::new_delete_resource()->deallocate(p, bytes, align);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+};
+
+TEST(PackedWitness, LivesInTheMemoryItIsGiven) {
+  ff::SeededRng rng(test_seed("PackedWitnessMemory"));
+  CountingResource memory;
+  {
+    PackedWitness p(&memory);
+    std::size_t after_first = 0;
+    for (std::size_t n : {5000, 3000}) {  // the second fits the first's capacity
+      std::vector<Fr> inputs = {Fr::one()};
+      std::vector<Fr> aux(n);
+      for (auto& x : aux) x = rng.next_u64() % 2 ? Fr::one() : Fr::random(rng);
+      pack_witness(inputs, aux, p);
+      EXPECT_EQ(unpack_witness(p).aux, aux);
+      const std::size_t words = (n + 63) / 64;
+      EXPECT_GE(memory.live_bytes, words * (8 + 8 + 4) + p.values.size() * sizeof(Fr));
+      if (after_first == 0)
+        after_first = memory.allocations;
+      else
+        EXPECT_EQ(memory.allocations, after_first) << "a smaller witness allocated again";
+    }
+    EXPECT_EQ(p.general.get_allocator().resource(), &memory);
+    EXPECT_EQ(p.values.get_allocator().resource(), &memory);
+    EXPECT_EQ(CpuBackend().witness_memory(), std::pmr::get_default_resource());
+  }
+  EXPECT_EQ(memory.live_bytes, 0u);
 }
 
 }  // namespace
