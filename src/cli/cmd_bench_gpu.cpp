@@ -240,7 +240,7 @@ std::vector<json> bench_msm(const char* op, unsigned log_n, const GpuBenchOption
   ec::Jacobian<C> result;
   const Stats s = time_runs(st, o.warmup, o.runs, [&] { result = msm.msm_device(scalars.as<Fr>(), n); });
   json r = record(op, log_n, s);
-  r["window_bits"] = cuda::GpuMsm<C>::window_bits_for(n);
+  r["window_bits"] = cuda::balanced_windows(cuda::GpuMsm<C>::window_bits_for(n)).bits;  // as run
   r["bases_generation_s"] = bases_s;
 
   // One more run with the phases timed (events between the phases).

@@ -35,11 +35,13 @@ namespace snarkpipe::cuda {
 inline unsigned windows_for(unsigned window_bits) { return (256 + window_bits - 1) / window_bits; }
 
 // How GpuMsm cuts a scalar into windows_for(c) windows when each window has its own buckets:
-// the 256 bits spread evenly, so that no top window is left with few bits and a whole set of
-// mostly empty buckets. Windows [0, wide) have `bits` bits, the rest bits − 1 (bits ≤ c).
-// At c = 22 (the 2^27 H MSM): 4 windows of 22 and 8 of 21 bits, 16.8M buckets in all,
-// instead of 11 of 22 and one of 14, 23.1M. (Precomputed copies keep c bits per window:
-// there every window shares one set of buckets.)
+// the 256 bits spread evenly, so that no top window is left with few bits. Windows [0, wide)
+// have `bits` bits, the rest bits − 1 (bits ≤ c). At c = 22 (the 2^27 H MSM): 4 windows of 22
+// and 8 of 21 bits, whose digits reach 16.8M buckets in all, instead of 11 of 22 and one of
+// 14, 23.1M. Every window's set still spans 2^(bits−1) buckets; the ones no digit reaches
+// (the upper half of a narrow window's set) cost the bucket sums and the reduction little,
+// their warps passing identities. (Precomputed copies keep c bits per window: there every
+// window shares one set of buckets.)
 struct WindowLayout {
   unsigned bits = 0, windows = 0, wide = 0;
   unsigned offset(unsigned w) const { return w * (bits - 1) + (w < wide ? w : wide); }

@@ -120,11 +120,12 @@ class Uploader {
   void copy(void* dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return;
     cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, src) == cudaSuccess && attr.type == cudaMemoryTypeHost) {
+    if (cudaPointerGetAttributes(&attr, src) != cudaSuccess) {
+      cudaGetLastError();  // (older drivers report pageable memory as an error: clear it)
+    } else if (attr.type == cudaMemoryTypeHost) {
       SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
       return;
     }
-    cudaGetLastError();  // (older drivers report pageable memory as an error)
     for (std::size_t off = 0; off < bytes; off += CHUNK) {
       const std::size_t len = std::min(CHUNK, bytes - off);
       SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(done_[next_]));

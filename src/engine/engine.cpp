@@ -24,9 +24,15 @@ Engine::Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, Lo
       pool_(host_) {
   config_.validate();
   if (!backend_) throw EngineError("no backend");
-  // Loading a circuit may need the bytes idle witness buffers hold.
+  // Loading a circuit may need the bytes idle witness buffers and kept packed witnesses hold
+  // (the store calls this without mu_ held; the buffers are freed after it is let go).
   store_.set_reclaimer([this](std::uint64_t bytes) {
     pool_.trim(bytes, std::numeric_limits<std::size_t>::max(), std::numeric_limits<std::size_t>::max());
+    std::vector<SparePacked> spares;
+    {
+      std::lock_guard lock(mu_);
+      spares = take_spare_packed();
+    }
   });
   const std::vector<DeviceSpec> available = backend_->devices();
   std::vector<DeviceSpec> chosen;
@@ -240,14 +246,22 @@ void Engine::finish_job(Job& job, JobState state, const std::string& error) {
 void Engine::release_ready(Ready& r) {
   if (r.buffer) pool_.give_back(std::move(r.buffer));
   host_.release(r.working);
-  if (r.packed && spare_packed_.size() < config_.synthesis_workers) {
-    spare_packed_.push_back({std::move(r.packed), r.packed_charge});  // still charged
+  if (r.packed) {
+    // Kept for the next partition, still charged (freeing it here would hold mu_ through
+    // cudaFreeHost; admission or a circuit load frees kept ones outside the lock).
+    spare_packed_.push_back({std::move(r.packed), r.packed_charge});
   } else {
     host_.release(r.packed_charge);
-    r.packed.reset();
   }
   r.working = 0;
   r.packed_charge = 0;
+}
+
+std::vector<Engine::SparePacked> Engine::take_spare_packed() {
+  std::vector<SparePacked> spares = std::move(spare_packed_);
+  spare_packed_.clear();
+  for (const SparePacked& s : spares) host_.release(s.charge);
+  return spares;
 }
 
 void Engine::settle(Job& job) {

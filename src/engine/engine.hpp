@@ -193,13 +193,17 @@ class Engine {
   std::deque<Finish> finishing_;
   // Packed witnesses the devices are done with, kept (with their host charge) for the next
   // partitions: in the backend's witness memory (page-locked for a GPU), which is slow to
-  // allocate and to free. At most one per synthesis worker; freed when admission needs room.
+  // allocate and to free. As many as were ever in flight at once (a new one is made only when
+  // none is kept); freed, outside mu_, when admission or loading a circuit needs the room.
   struct SparePacked {
     std::unique_ptr<groth16::PackedWitness> packed;
     std::uint64_t charge = 0;
   };
   std::vector<SparePacked> spare_packed_;
   std::size_t packed_created_ = 0;
+  // Under mu_: every kept packed witness, its charge released; the caller frees them after
+  // letting mu_ go (freeing page-locked memory may wait for a device).
+  std::vector<SparePacked> take_spare_packed();
   std::size_t synthesizing_ = 0;  // partitions in a synthesis worker now
   std::size_t lookahead_ = 0;     // most partitions synthesizing or waiting for a device
   std::vector<std::unique_ptr<Device>> devices_;

@@ -35,9 +35,7 @@ void Engine::synthesis_worker() {
       // overtakes it.
       auto freed = pool_.trim(working + WitnessBufferPool::bytes_for(r1cs.num_inputs, r1cs.num_aux), r1cs.num_inputs,
                               r1cs.num_aux);
-      std::vector<SparePacked> spares = std::move(spare_packed_);  // kept packed buffers too
-      spare_packed_.clear();
-      for (const SparePacked& s : spares) host_.release(s.charge);
+      std::vector<SparePacked> spares = take_spare_packed();  // kept packed witnesses too
       if (freed.empty() && spares.empty()) {
         const std::uint64_t seen = epoch_;
         cv_.wait(lock, [&] { return stopping_ || epoch_ != seen; });
@@ -55,11 +53,13 @@ void Engine::synthesis_worker() {
     if (job.state == JobState::QUEUED) job.state = JobState::RUNNING;
     const WitnessSource& source = job.request.witness;
     const std::shared_ptr<const CircuitKeys> keys = job.keys;
-    // A kept packed buffer, uncharged until this partition's packed form is charged below.
+    // A kept packed witness to pack into, with the charge it holds (settled against its
+    // capacity once packed, below).
     std::unique_ptr<groth16::PackedWitness> packed;
+    std::uint64_t packed_charge = 0;
     if (backend_->packed_witnesses() && !spare_packed_.empty()) {
       packed = std::move(spare_packed_.back().packed);
-      host_.release(spare_packed_.back().charge);
+      packed_charge = spare_packed_.back().charge;
       spare_packed_.pop_back();
     }
     lock.unlock();
@@ -104,33 +104,47 @@ void Engine::synthesis_worker() {
     lock.lock();
     --synthesizing_;
     if (made_packed) ++packed_created_;
-    // An unused packed buffer goes back among the kept ones when the budget holds it.
-    auto keep_packed = [&] {
-      if (packed && spare_packed_.size() < config_.synthesis_workers && host_.try_reserve(packed->capacity_bytes())) {
-        const std::uint64_t charge = packed->capacity_bytes();
-        spare_packed_.push_back({std::move(packed), charge});
+    // The packed witness's charge follows its capacity (packing may have grown it, a smaller
+    // witness leaves a surplus). When the budget cannot hold it, it is freed (outside the lock:
+    // freeing page-locked memory may wait for a device) and the partition waits as its full
+    // witness.
+    std::unique_ptr<groth16::PackedWitness> unheld;
+    if (packed) {
+      const std::uint64_t need = packed->capacity_bytes();
+      if (need <= packed_charge) {
+        host_.release(packed_charge - need);
+        packed_charge = need;
+      } else if (host_.try_reserve(need - packed_charge)) {
+        packed_charge = need;
+      } else {
+        host_.release(packed_charge);
+        packed_charge = 0;
+        unheld = std::move(packed);
       }
-    };
+    }
     if (is_terminal(job.state) || !error.empty()) {
-      keep_packed();
+      if (packed) spare_packed_.push_back({std::move(packed), packed_charge});  // for the next partition
       pool_.give_back(std::move(buffer));
       host_.release(working);
       --job.in_flight;
       if (!error.empty()) finish_job(job, JobState::FAILED, error);
       settle(job);
       wake();
-      continue;
-    }
-    if (packed && host_.try_reserve(packed->capacity_bytes())) {
-      const std::uint64_t charge = packed->capacity_bytes();
-      pool_.give_back(std::move(buffer));
-      ready_.push(key, Ready{nullptr, working, std::move(packed), charge});
     } else {
-      ready_.push(key, Ready{std::move(buffer), working, nullptr, 0});  // the full witness (no room for both)
+      if (packed) {
+        pool_.give_back(std::move(buffer));
+        ready_.push(key, Ready{nullptr, working, std::move(packed), packed_charge});
+      } else {
+        ready_.push(key, Ready{std::move(buffer), working, nullptr, 0});  // the full witness (no room for both)
+      }
+      timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
+      wake();
     }
-    packed.reset();  // (no room for it: freed)
-    timeline_.record(key.job, key.partition, Stage::GPU_QUEUE);
-    wake();
+    if (unheld) {
+      lock.unlock();
+      unheld.reset();
+      lock.lock();
+    }
   }
 }
 

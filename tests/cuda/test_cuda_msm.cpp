@@ -170,7 +170,7 @@ TEST(CudaMsm, BalancedWindows) {
   const cuda::WindowLayout h = cuda::balanced_windows(22);  // the 2^27 H MSM's
   EXPECT_EQ(h.bits, 22u);
   EXPECT_EQ(h.wide, 4u);
-  std::size_t buckets = 0;  // signed digits: 2^(width − 1) per window
+  std::size_t buckets = 0;  // that digits reach (signed digits: 2^(width − 1) per window)
   for (unsigned w = 0; w < h.windows; ++w) buckets += std::size_t(1) << (h.width(w) - 1);
   EXPECT_EQ(buckets, (std::size_t(4) << 21) + (std::size_t(8) << 20));
   EXPECT_EQ(cuda::balanced_windows(17).bits, 16u);  // 16 windows either way: 16 bits suffice
