@@ -42,14 +42,24 @@ inline unsigned windows_for(unsigned window_bits) { return (256 + window_bits - 
 // (the upper half of a narrow window's set) cost the bucket sums and the reduction little,
 // their warps passing identities. (Precomputed copies keep c bits per window: there every
 // window shares one set of buckets.)
+#ifdef __CUDACC__
+#define SNARKPIPE_HOST_DEVICE __host__ __device__  // (the digits kernel cuts by the same rules)
+#else
+#define SNARKPIPE_HOST_DEVICE
+#endif
 struct WindowLayout {
   unsigned bits = 0, windows = 0, wide = 0;
-  unsigned offset(unsigned w) const { return w * (bits - 1) + (w < wide ? w : wide); }
-  unsigned width(unsigned w) const { return w < wide ? bits : bits - 1; }
+  SNARKPIPE_HOST_DEVICE unsigned offset(unsigned w) const { return w * (bits - 1) + (w < wide ? w : wide); }
+  SNARKPIPE_HOST_DEVICE unsigned width(unsigned w) const { return w < wide ? bits : bits - 1; }
 };
 inline WindowLayout balanced_windows(unsigned window_bits) {
   const unsigned w = windows_for(window_bits), bits = (256 + w - 1) / w;
   return {bits, w, 256 - w * (bits - 1)};
+}
+// Every window c bits (the layout precomputed copies need).
+inline WindowLayout uniform_windows(unsigned window_bits) {
+  const unsigned w = windows_for(window_bits);
+  return {window_bits, w, w};
 }
 
 struct GpuMsmConfig {

@@ -63,30 +63,29 @@ constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLO
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
-// Window w of scalar i of vector v (scalars[v·n + i]): key = bucket set·2^(c-1) + |d| − 1
-// (or the sentinel for d = 0), value = the base's index with the sign of d in the top bit.
-// Windows [0, wide) have c bits, the rest c − 1 (WindowLayout; wide ≥ windows: all c).
-// Each (vector, window) has its own bucket set, set = v·windows + w; with precomputed base
-// copies (copy_stride > 0, all windows c bits) every window of a vector shares one set,
-// set = v, and window w reads copy w, 2^(c·w)·P, at index w·copy_stride + base. Stored
-// window-major, [(v·windows + w)·n + i].
+// Window w of scalar i of vector v (scalars[v·n + i]), as `layout` cuts the scalar: key =
+// bucket set·2^(c-1) + |d| − 1 with c = layout.bits (or the sentinel for d = 0), value = the
+// base's index with the sign of d in the top bit. Each (vector, window) has its own bucket
+// set, set = v·windows + w; with precomputed base copies (copy_stride > 0, uniform windows)
+// every window of a vector shares one set, set = v, and window w reads copy w, 2^(c·w)·P, at
+// index w·copy_stride + base. Stored window-major, [(v·windows + w)·n + i].
 // Only windows [w_begin, w_end) are written (a pass of a window-split MSM; the carries of the
 // windows below still count), as windows = w_end − w_begin.
-__global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned vectors, unsigned c,
-                              unsigned wide, unsigned w_begin, unsigned w_end, uint32_t copy_stride,
-                              uint32_t sentinel, const uint32_t* __restrict__ base_index,
-                              uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+__global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsigned vectors, WindowLayout layout,
+                              unsigned w_begin, unsigned w_end, uint32_t copy_stride, uint32_t sentinel,
+                              const uint32_t* __restrict__ base_index, uint32_t* __restrict__ keys,
+                              uint32_t* __restrict__ vals) {
   const unsigned windows = w_end - w_begin;
   const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= std::size_t(n) * vectors) return;
   const uint32_t v = uint32_t(s / n), i = uint32_t(s % n);
   const fr_t k = fr_t::load(&scalars[s]).from_montgomery();
-  const uint32_t half = 1u << (c - 1);  // the sets' stride
+  const uint32_t half = 1u << (layout.bits - 1);  // the sets' stride
   const uint32_t base = base_index ? base_index[i] : i;
   uint32_t carry = 0;
   for (unsigned w = 0; w < w_end; ++w) {
-    const unsigned width = w < wide ? c : c - 1;
-    const unsigned bit = w * (c - 1) + min(w, wide), limb = bit >> 5, sh = bit & 31;
+    const unsigned width = layout.width(w);
+    const unsigned bit = layout.offset(w), limb = bit >> 5, sh = bit & 31;
     uint32_t lo = 0, hi = 0;
 #pragma unroll
     for (unsigned j = 0; j < 8; ++j) {
@@ -555,7 +554,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
   const bool shared = m.pre_c != 0 && (cfg.window_bits == 0 || cfg.window_bits == m.pre_c);
   const unsigned asked = shared ? m.pre_c : cfg.window_bits ? cfg.window_bits : window_bits_for(n);
   if (asked < 2 || asked > MAX_WINDOW_BITS) throw std::invalid_argument("GpuMsm: window_bits must be 2..22");
-  const WindowLayout layout = shared ? WindowLayout{asked, windows_for(asked), windows_for(asked)} : balanced_windows(asked);
+  const WindowLayout layout = shared ? uniform_windows(asked) : balanced_windows(asked);
   const unsigned W = layout.windows;
   const std::size_t per_vector_window = n * vectors;
   const unsigned per_pass =
@@ -581,8 +580,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
   using P = xyzz_t<F>;
   Impl& m = *impl_;
   const unsigned W = w_end - w_begin;  // this pass's windows
-  const unsigned c = layout.bits;
-  const uint32_t half = 1u << (c - 1);
+  const uint32_t half = 1u << (layout.bits - 1);
   const unsigned sets = vectors * (shared ? 1u : W);  // bucket sets ("windows" of the reduction)
   if (std::size_t(sets) * half >= SIGN_BIT) throw std::invalid_argument("GpuMsm: too many buckets for one pass");
   const uint32_t B = sets * half;  // buckets; B is also the sentinel key
@@ -602,7 +600,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
 
   timer.mark();
   digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n),
-                                                              vectors, c, layout.wide, w_begin, w_end,
+                                                              vectors, layout, w_begin, w_end,
                                                               shared ? uint32_t(m.n) : 0u, B,
                                                               d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
@@ -758,7 +756,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
     t.bucket_sums += timer.span(3);
     t.reduce += timer.span(4);
     t.host_combine += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    t.window_bits = c;
+    t.window_bits = layout.bits;
     t.windows = w_end;
   }
   return results;
