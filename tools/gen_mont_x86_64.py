@@ -67,9 +67,13 @@ import sys
 # measurement; any value is correct.
 QAFTER_MUL = {"fp": 1, "fr": 2}
 QAFTER_SQR = {"fp": 1, "fr": 2}
-# The same for the inline multiplication (mont_inline_x86_64.hpp); 0..5 measured within
-# noise of each other for fp.
+# The same for the inline multiplication (mont_inline_x86_64.hpp) and the Fp2 sums of
+# products; 0..5 measured within noise of each other for fp with the final subtraction.
 QAFTER_INLINE = {"fp": 1, "fr": 2}
+# The inline Fp product without its final subtraction (the redundant form): in a small
+# loop after word 3 measured 24.77-24.80 ns against 25.00-25.07 for 0, 1, 2, 5, but in
+# `bench cpu` 25.18 against 25.04 (noise), so it stays 1 (bench/results/cpu-notes-2026-12-01.md).
+QAFTER_PRODUCT_INLINE = {"fp": 1, "fr": 2}
 # The same for the inline symmetric squaring (fp only).
 QAFTER_SQR_INLINE = {"fp": 1, "fr": 2}
 
@@ -658,7 +662,10 @@ def product_row(mlist, alist, u, n, rdx_src, word, clear, qpos):
     alist.append(Add("adox", u[n], zero_word()))
 
 
-def gen_mul_inline(field, n, qafter):
+def gen_mul_inline(field, n, qafter, final_sub=True):
+    """The CIOS product as GCC extended asm.  Without final_sub the result is left in
+    [0, 2m) (inputs < 2m, 4m < R): the redundant form MontField keeps Fp in (mont_field.hpp),
+    which saves the conditional subtraction's 18 instructions and its latency."""
     with inline_mode(field, n):
         f = Func("inline")
         nv = n + 6
@@ -683,9 +690,14 @@ def gen_mul_inline(field, n, qafter):
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
         res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        inline_final_sub(f, field, n, u, res)
+        if final_sub:
+            inline_final_sub(f, field, n, u, res)
+            doc = "out = a*b/R mod m, in [0, m); inputs < 2m"
+        else:
+            res = u[:n]
+            doc = "out ≡ a*b/R (mod m), in [0, 2m); inputs < 2m"
         L = []
-        L.append(f"// {field} multiplication: out = a*b/R mod m, inputs < m (see the generator for the schedule).")
+        L.append(f"// {field} multiplication: {doc} (see the generator for the schedule).")
         L.append(f"[[gnu::always_inline]] inline void mont_mul_{field}(Limbs<{n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
         L.append("  u64 " + ", ".join(f"v{k} = a[{k}]" for k in range(n)) + ";")
         L.append("  u64 " + ", ".join(f"v{k}" for k in range(n, nv)) + ";")
@@ -702,7 +714,7 @@ def gen_mul_inline(field, n, qafter):
         return L
 
 
-def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
+def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2, final_sub=True):
     """Sum of two products with one reduction, in the CIOS frame of gen_mul_inline:
     out = (x_lo*y_lo + x_hi*y_hi)/R mod m (cross: x_lo*y_hi + x_hi*y_lo; neg: y_hi is
     replaced by 2m - y_hi, giving x_lo*y_lo - x_hi*y_hi), x and y 2N-word arrays behind
@@ -754,11 +766,16 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
         res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        inline_final_sub(f, field, n, u, res)
+        if final_sub:
+            inline_final_sub(f, field, n, u, res)
+            rng = "mod m"
+        else:
+            res = u[:n]  # (S + Qm)/R < 2m: the redundant form (gen_mul_inline)
+            rng = "in [0, 2m)"
         if nprod == 2:
             name = f"mont_mul2{'x' if cross else ('n' if neg else '')}_{field}"
             what = "x_lo*y_hi + x_hi*y_lo" if cross else ("x_lo*y_lo - x_hi*y_hi" if neg else "x_lo*y_lo + x_hi*y_hi")
-            L = [f"// {field}: out = ({what})/R mod m, one reduction; x, y {2 * n} words (lo, hi),",
+            L = [f"// {field}: out = ({what})/R {rng}, one reduction; x, y {2 * n} words (lo, hi),",
                  f"// each x half < 2m, the sum of products < m*R (see gen_mul2_inline)."]
         else:
             k = nprod
@@ -786,11 +803,12 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2):
         return L
 
 
-def gen_sqr_inline(field, n, qafter):
+def gen_sqr_inline(field, n, qafter, final_sub=True):
     """The symmetric squaring of gen_sqr_sym as GCC extended asm: a in registers v0..
     (in/out operands), a_1.., D_k and S_k (see the module docstring) in one stack scratch
     of 3N-4 words, N+6 registers as in the multiplication.  Only for a modulus with
-    3m*2^64 <= R*(2^64-1) (check_field)."""
+    3m*2^64 <= R*(2^64-1) (check_field).  Without final_sub the result is left in [0, 2m),
+    as in gen_mul_inline."""
     with inline_mode(field, n):
         f = Func("inline")
         nv = n + 6
@@ -810,9 +828,14 @@ def gen_sqr_inline(field, n, qafter):
         u, qreg, pairs, spare = sqr_sym_schedule(f, field, n, pool, V[0], V[0], load_a,
                                                  lambda t: f"({t},{t})", AW, DW, SW, qafter)
         res = [qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else [])][:n]
-        inline_final_sub(f, field, n, u, res)
+        if final_sub:
+            inline_final_sub(f, field, n, u, res)
+            doc = "out = a^2/R mod m, in [0, m)"
+        else:
+            res = u[:n]
+            doc = "out ≡ a^2/R (mod m), in [0, 2m)"
         L = []
-        L.append(f"// {field} squaring: out = a^2/R mod m, input < m; the symmetric schedule of")
+        L.append(f"// {field} squaring: {doc}, input < 2m; the symmetric schedule of")
         L.append(f"// snarkpipe_mont_sqr_{field} (N(N+1)/2 products instead of N^2) inside the caller.")
         L.append(f"[[gnu::always_inline]] inline void mont_sqr_{field}(Limbs<{n}>& out, const Limbs<{n}>& a) {{")
         L.append("  u64 " + ", ".join(f"v{k} = a[{k}]" for k in range(n)) + ";")
@@ -1037,12 +1060,14 @@ def generate_inline():
         L.append(f"extern const snarkpipe::ff::u64 {consts_sym(field)}[{consts_words(m, n)}];")
     L += ["}", "", "namespace snarkpipe::ff::x86 {", ""]
     for field, m, n, n0 in FIELDS:
-        L += gen_mul_inline(field, n, QAFTER_INLINE[field]) + [""]
+        # Fp's product and square leave their result in [0, 2p) (MontField's redundant
+        # form, FpParams::redundant); Fr's stay canonical.
+        L += gen_mul_inline(field, n, QAFTER_PRODUCT_INLINE[field], final_sub=field != "fp") + [""]
         if check_field(field, m, n, n0):
-            L += gen_sqr_inline(field, n, QAFTER_SQR_INLINE[field]) + [""]
+            L += gen_sqr_inline(field, n, QAFTER_SQR_INLINE[field], final_sub=field != "fp") + [""]
     # Fp only: the pieces of the Fp2 product with lazy reduction (ff/fp2.hpp).
-    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=False, neg=True) + [""]
-    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=True) + [""]
+    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=False, neg=True, final_sub=False) + [""]
+    L += gen_mul2_inline("fp", 6, QAFTER_INLINE["fp"], cross=True, final_sub=False) + [""]
     L += gen_mul_wide_inline("fp", 6) + [""]
     L += gen_redc_inline("fp", 6) + [""]
     L += gen_redc_inline("fp", 6, twice=True) + [""]

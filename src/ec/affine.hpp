@@ -9,6 +9,12 @@ struct Affine {
   using F = typename C::F;
   F x, y;
 
+  constexpr Affine() = default;
+  // The coordinates are stored reduced (Fp keeps its arithmetic results in [0, 2p), see
+  // ff/mont_field.hpp), so arrays of affine points can be copied raw to a GPU, whose
+  // arithmetic expects reduced limbs.
+  constexpr Affine(const F& x_, const F& y_) : x(x_.reduce()), y(y_.reduce()) {}
+
   static constexpr Affine identity() { return {}; }
   static Affine generator() { return C::generator(); }
 

@@ -110,7 +110,8 @@ namespace snarkpipe::ff::x86 {
   r = {s0, s1, s2, s3};
 }
 
-// (a + b) mod p, 6 limbs (inputs < p, 2p < 2^384); r may alias a or b.
+// (a + b) mod p, 6 limbs (inputs < p, 2p < 2^384); r may alias a or b. A redundant field
+// (MontField::REDUNDANT) passes its bound 2p as p: inputs < 2p, result < 2p.
 [[gnu::always_inline]] inline void add_mod_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   u64 t0, t1, t2, t3, t4, t5;
@@ -143,6 +144,30 @@ namespace snarkpipe::ff::x86 {
         [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
       : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())),
         [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : "cc");
+  r = {s0, s1, s2, s3, s4, s5};
+}
+
+// v mod p for v < 2p, 6 limbs: v - p unless that borrows; r may alias v. The observers of
+// a redundant field (MontField::reduced) call it.
+[[gnu::always_inline]] inline void reduce_once_6(Limbs<6>& r, const Limbs<6>& v, const Limbs<6>& p) {
+  u64 s0 = v[0], s1 = v[1], s2 = v[2], s3 = v[3], s4 = v[4], s5 = v[5];
+  u64 t0 = s0, t1 = s1, t2 = s2, t3 = s3, t4 = s4, t5 = s5;
+  asm("subq %[p0], %[t0]\n\t"
+      "sbbq %[p1], %[t1]\n\t"
+      "sbbq %[p2], %[t2]\n\t"
+      "sbbq %[p3], %[t3]\n\t"
+      "sbbq %[p4], %[t4]\n\t"
+      "sbbq %[p5], %[t5]\n\t"
+      "cmovncq %[t0], %[s0]\n\t"
+      "cmovncq %[t1], %[s1]\n\t"
+      "cmovncq %[t2], %[s2]\n\t"
+      "cmovncq %[t3], %[s3]\n\t"
+      "cmovncq %[t4], %[s4]\n\t"
+      "cmovncq %[t5], %[s5]"  // no borrow: v - p
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
+        [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5)
+      : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
 }
@@ -239,7 +264,8 @@ namespace snarkpipe::ff::x86 {
 
 // a + p - b for 6 limbs without reduction (a, b < p: the result is in (0, 2p), exact;
 // the wrap-around of the intermediate a - b mod 2^384 cancels). One pass instead of a
-// modular negation and a plain addition; an operand of the lazy Fp2 squaring.
+// modular negation and a plain addition; an operand of the lazy Fp2 squarings (which also
+// pass 2p for operands < 2p: the result is then in (0, 4p)).
 [[gnu::always_inline]] inline void add_p_sub_plain_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   asm("subq 0(%[bp]), %[s0]\n\t"

@@ -28,6 +28,9 @@ struct FpParams {
   static constexpr Limbs<6> modulus = parse_hex<6>(
       "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
   static constexpr u64 inv = 0x89f3fffcfffcfffdULL;
+  // Limbs kept in [0, 2p) (MontField's redundant form): the inline product and square skip
+  // their final subtraction. p < 2^381, so 4p < R = 2^384.
+  static constexpr bool redundant = true;
 #if defined(SNARKPIPE_HAVE_ASM)
   static constexpr bool has_asm = true;
   static void asm_mul(u64* o, const u64* a, const u64* b) { snarkpipe_mont_mul_fp(o, a, b); }

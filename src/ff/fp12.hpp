@@ -76,7 +76,8 @@ struct Fp12 {
   struct Compressed {
     Fp2 g2, g3, g4, g5;
   };
-  Compressed compress() const { return {c1.c0, c0.c2, c0.c1, c1.c2}; }
+  // The components reduced (Fp2::reduce): compressed_square keeps them so.
+  Compressed compress() const { return {c1.c0.reduce(), c0.c2.reduce(), c0.c1.reduce(), c1.c2.reduce()}; }
   static Compressed compressed_square(const Compressed& g);
   // Decompresses n values with one (variable-time) Fp2 inversion for all of them
   // (Montgomery's trick). Returns false, leaving out unspecified, when some g2 is zero.

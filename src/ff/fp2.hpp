@@ -19,6 +19,8 @@ struct Fp2 {
   }
 
   constexpr bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  // Both components with reduced limbs (Fp::reduce).
+  constexpr Fp2 reduce() const { return {c0.reduce(), c1.reduce()}; }
   constexpr bool is_one() const { return c0.is_one() && c1.is_zero(); }
   friend constexpr bool operator==(const Fp2& a, const Fp2& b) = default;
 
@@ -45,13 +47,13 @@ struct Fp2 {
   // caller also needs a frame pointer (over-aligned locals), so they are compiled only here.
   static Fp2 mul_sum_of_products(const Fp2& a, const Fp2& b) {
     static_assert(sizeof(Fp) == 48 && sizeof(Fp2) == 96, "Fp2 must be c0 then c1, 12 words");
-    return mul_words(a.c0.montgomery().data(), b.c0.montgomery().data());
+    return mul_words(a.c0.montgomery_redundant().data(), b.c0.montgomery_redundant().data());
   }
   // The same product of two 12-word operands (c0 words, then c1 words) whose halves may be
-  // unreduced, each < 2p (plain sums of two reduced values): the kernels' accumulator stays
-  // below 5p < 2^384 and each sum of products below 8p^2 < p·2^384, so the result is
-  // still exact and reduced (generator, gen_mul2_inline). Used by Fp6's Karatsuba products
-  // for their pre-additions.
+  // unreduced, each < 2p (Fp's stored limbs): the kernels' accumulator stays below
+  // 5p < 2^384 and each sum of products S below 8p^2 < p·2^384, so the result
+  // (S + Qp)/R < 2p is exact in Fp's stored form without a final subtraction (generator,
+  // gen_mul2_inline).
   [[gnu::noinline]] static Fp2 mul_words(const u64* x, const u64* y) {
     Limbs<6> r0, r1;
     x86::mont_mul2n_fp(r0, x, y);
@@ -97,18 +99,19 @@ struct Fp2 {
     return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()};
   }
 #if defined(SNARKPIPE_INLINE_MUL)
-  // The same two products with their operands left unreduced: c0 + c1, c0 + p - c1 and
-  // 2·c0 are plain 6-word additions in [0, 2p) (no conditional subtraction), which the
-  // inline Montgomery multiplication takes as they are: with a, b < 2p its accumulator
-  // stays below a + p < 3p < 2^384 and its result (ab + Qp)/R below p(1 + 4p/R) < 2p,
-  // so the final conditional subtraction still reduces it (4p < R = 2^384).
+  // The same two products with operands partly unreduced. The components are Fp's stored
+  // limbs, each < 2p; s = c0 + c1 mod 2p (< 2p), d = c0 + 2p - c1 and t = 2·c0 are plain
+  // 6-word sums (< 4p). The inline Montgomery multiplication takes them as they are: its
+  // accumulator stays below (its memory operand) + p ≤ 5p < 2^384, and each product is
+  // below 8p² < p·R, so the result (ab + Qp)/R < 8p²/R + p < 2p, Fp's stored form.
   Fp2 square_unreduced_operands() const {
-    Limbs<6> s, d, t, r0, r1;
-    x86::add_plain_6(s, c0.montgomery(), c1.montgomery());
-    x86::add_p_sub_plain_6(d, c0.montgomery(), c1.montgomery(), FpParams::modulus);
-    x86::add_plain_6(t, c0.montgomery(), c0.montgomery());
-    x86::mont_mul_fp(r0, s, d);
-    x86::mont_mul_fp(r1, t, c1.montgomery());
+    const Limbs<6>&a0 = c0.montgomery_redundant(), &a1 = c1.montgomery_redundant();
+    Limbs<6> d, t, r0, r1;
+    const Fp s = c0 + c1;
+    x86::add_p_sub_plain_6(d, a0, a1, Fp::BOUND);
+    x86::add_plain_6(t, a0, a0);
+    x86::mont_mul_fp(r0, s.montgomery_redundant(), d);
+    x86::mont_mul_fp(r1, t, a1);
     return {Fp::from_montgomery(r0), Fp::from_montgomery(r1)};
   }
 #endif

@@ -30,40 +30,14 @@ struct Fp6 {
   constexpr Fp6& operator-=(const Fp6& b) { return *this = *this - b; }
   constexpr Fp6 dbl() const { return {c0.dbl(), c1.dbl(), c2.dbl()}; }
 
-  // Karatsuba-style interpolation: six Fp2 multiplications.
+  // Karatsuba-style interpolation: six Fp2 multiplications. The pre-additions are Fp2 sums
+  // (each component < 2p, Fp's stored form), which the Fp2 product takes as they are.
   friend constexpr Fp6 operator*(const Fp6& a, const Fp6& b) {
-#if defined(SNARKPIPE_INLINE_MUL)
-    if (!std::is_constant_evaluated()) return mul_plain_sums(a, b);
-#endif
     const Fp2 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, t2 = a.c2 * b.c2;
     return {t0 + ((a.c1 + a.c2) * (b.c1 + b.c2) - t1 - t2).mul_by_nonresidue(),
             (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1 + t2.mul_by_nonresidue(),
             (a.c0 + a.c2) * (b.c0 + b.c2) - t0 - t2 + t1};
   }
-#if defined(SNARKPIPE_INLINE_MUL)
-  // The same products with the six pre-additions (a1 + a2, b1 + b2, ...) as plain 6-word
-  // sums in [0, 2p), which Fp2::mul_words takes unreduced: twelve conditional
-  // subtractions fewer per product.
-  static Fp6 mul_plain_sums(const Fp6& a, const Fp6& b) {
-    const Fp2 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, t2 = a.c2 * b.c2;
-    auto sum = [](Limbs<6>(&s)[2], const Fp2& x, const Fp2& y) {
-      x86::add_plain_6(s[0], x.c0.montgomery(), y.c0.montgomery());
-      x86::add_plain_6(s[1], x.c1.montgomery(), y.c1.montgomery());
-    };
-    Limbs<6> x12[2], y12[2], x01[2], y01[2], x02[2], y02[2];
-    sum(x12, a.c1, a.c2);
-    sum(y12, b.c1, b.c2);
-    sum(x01, a.c0, a.c1);
-    sum(y01, b.c0, b.c1);
-    sum(x02, a.c0, a.c2);
-    sum(y02, b.c0, b.c2);
-    const Fp2 m12 = Fp2::mul_words(x12[0].data(), y12[0].data());
-    const Fp2 m01 = Fp2::mul_words(x01[0].data(), y01[0].data());
-    const Fp2 m02 = Fp2::mul_words(x02[0].data(), y02[0].data());
-    return {t0 + (m12 - t1 - t2).mul_by_nonresidue(), m01 - t0 - t1 + t2.mul_by_nonresidue(),
-            m02 - t0 - t2 + t1};
-  }
-#endif
   constexpr Fp6& operator*=(const Fp6& b) { return *this = *this * b; }
   friend constexpr Fp6 operator*(const Fp6& a, const Fp2& s) { return {a.c0 * s, a.c1 * s, a.c2 * s}; }
 

@@ -70,12 +70,28 @@ constexpr Limbs<N> compute_r2(const Limbs<N>& p) {
   return x;
 }
 
-// Params supplies: N, modulus, inv (= -p^-1 mod 2^64), and optionally
+// Params supplies: N, modulus, inv (= -p^-1 mod 2^64), optionally `static constexpr bool
+// redundant = true` (see below), and optionally
 // `static void asm_mul(u64*, const u64*, const u64*)` / `asm_sqr(u64*, const u64*)` with
 // `static constexpr bool has_asm = true`, and the inline forms `inline_mul(Repr&, const
 // Repr&, const Repr&)` (`has_inline_asm`) and `inline_sqr(Repr&, const Repr&)` (`has_inline_sqr`).
+//
+// A redundant field (Fp) keeps its Montgomery limbs anywhere in [0, 2p), not only in [0, p):
+// with 4p < R a Montgomery product of two such values is again < 2p without the final
+// conditional subtraction (ab/R + p < 4p²/R + p < 2p), so the multiplication and the
+// squaring skip it (18 instructions and their latency per product), and the additions
+// reduce modulo 2p. Each value then has up to two representations, v and v + p: every
+// observer reduces first (montgomery(), ==, is_zero, to_repr and all that builds on it), so
+// the redundancy is invisible outside the arithmetic. `montgomery_redundant()` gives the
+// stored limbs to kernels that take operands < 2p.
 template <class P>
 class MontField {
+  template <class Q>
+  static constexpr bool detect_redundant() {
+    if constexpr (requires { Q::redundant; }) return Q::redundant;
+    return false;
+  }
+
  public:
   static constexpr std::size_t N = P::N;
   using Repr = Limbs<N>;
@@ -84,6 +100,15 @@ class MontField {
   static constexpr std::size_t BITS = bit_length(P::modulus);
   static constexpr std::size_t BYTES = (BITS + 7) / 8;
   static constexpr Repr R2 = compute_r2(P::modulus);
+  static constexpr bool REDUNDANT = detect_redundant<P>();
+  // The bound of the stored limbs (2p for a redundant field), and the modulus of its
+  // additions and subtractions.
+  static constexpr Repr BOUND = [] {
+    Repr b = MODULUS;
+    if (REDUNDANT) add_to(b, MODULUS, MODULUS);
+    return b;
+  }();
+  static_assert(!REDUNDANT || (MODULUS[N - 1] >> 61) == 0, "a redundant field needs 4p < R");
 
   constexpr MontField() : v_{} {}
 
@@ -101,28 +126,50 @@ class MontField {
     if (compare(r, MODULUS) >= 0) return std::nullopt;
     return from_canonical_unchecked(r);
   }
+  // Canonical integer -> element, stored reduced (< p) even in a redundant field: decoded
+  // values and random samples start canonical.
   static constexpr MontField from_canonical_unchecked(const Repr& r) {
     MontField x;
     mul_raw(x.v_, r, R2);
+    x.v_ = reduced(x.v_);
     return x;
   }
-  // Raw Montgomery limbs (as stored by blst/sppark).
+  // Montgomery limbs (as stored by blst/sppark); below BOUND (2p for a redundant field).
   static constexpr MontField from_montgomery(const Repr& m) {
     MontField x;
     x.v_ = m;
     return x;
   }
-  constexpr const Repr& montgomery() const { return v_; }
+  // The reduced Montgomery limbs (< p): a copy for a redundant field (it may have to
+  // subtract p), the stored limbs otherwise.
+  constexpr decltype(auto) montgomery() const {
+    if constexpr (REDUNDANT) {
+      return Repr(reduced(v_));
+    } else {
+      return static_cast<const Repr&>(v_);
+    }
+  }
+  // The stored limbs, < BOUND: for kernels that take operands < 2p as they are.
+  constexpr const Repr& montgomery_redundant() const { return v_; }
+  // The same element with its limbs reduced (< p), e.g. before raw copies of points to a GPU.
+  constexpr MontField reduce() const { return from_montgomery(reduced(v_)); }
+  constexpr bool is_reduced() const { return compare(v_, MODULUS) < 0; }
 
   constexpr Repr to_repr() const {
     Repr r{};
-    mul_raw(r, v_, ff::from_u64<N>(1));
-    return r;
+    mul_raw(r, reduced(v_), ff::from_u64<N>(1));
+    return reduced(r);
   }
 
-  constexpr bool is_zero() const { return ff::is_zero(v_); }
+  constexpr bool is_zero() const {
+    if constexpr (REDUNDANT) return ff::is_zero(v_) || v_ == MODULUS;
+    return ff::is_zero(v_);
+  }
   constexpr bool is_one() const { return *this == one(); }
-  friend constexpr bool operator==(const MontField& a, const MontField& b) { return a.v_ == b.v_; }
+  friend constexpr bool operator==(const MontField& a, const MontField& b) {
+    if constexpr (REDUNDANT) return reduced(a.v_) == reduced(b.v_);
+    return a.v_ == b.v_;
+  }
 
   [[gnu::always_inline]] friend constexpr MontField operator+(const MontField& a, const MontField& b) {
     MontField r;
@@ -154,7 +201,7 @@ class MontField {
     sqr_raw(r.v_, v_);
     return r;
   }
-  // x/2: add p when odd (p is odd), then shift.
+  // x/2: add p when odd (p is odd), then shift (x < 2p gives (x + p)/2 < 3p/2).
   constexpr MontField half() const {
     Repr s = v_;
     u64 carry = 0;
@@ -341,16 +388,16 @@ class MontField {
       if (!std::is_constant_evaluated()) {
         if constexpr (N == 4) {
 #if defined(__OPTIMIZE__)
-          x86::add_mod_4(r, a, b, MODULUS);
+          x86::add_mod_4(r, a, b, BOUND);
 #else
-          x86::ptr::add_mod_4_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+          x86::ptr::add_mod_4_ptr(r.data(), a.data(), b.data(), BOUND.data());
 #endif
         }
         if constexpr (N == 6) {
 #if defined(__OPTIMIZE__)
-          x86::add_mod_6(r, a, b, MODULUS);
+          x86::add_mod_6(r, a, b, BOUND);
 #else
-          x86::ptr::add_mod_6_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+          x86::ptr::add_mod_6_ptr(r.data(), a.data(), b.data(), BOUND.data());
 #endif
         }
         return;
@@ -359,15 +406,15 @@ class MontField {
 #endif
     Repr s{};
     const u64 carry = add_to(s, a, b);
-    const u64 borrow = sub_to(r, s, MODULUS);
+    const u64 borrow = sub_to(r, s, BOUND);
     if (!carry && borrow) r = s;
   }
   [[gnu::always_inline]] static constexpr void neg_mod(Repr& r, const Repr& a) {
 #if defined(__x86_64__) && defined(__OPTIMIZE__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
-        if constexpr (N == 4) x86::neg_mod_4(r, a, MODULUS);
-        if constexpr (N == 6) x86::neg_mod_6(r, a, MODULUS);
+        if constexpr (N == 4) x86::neg_mod_4(r, a, BOUND);
+        if constexpr (N == 6) x86::neg_mod_6(r, a, BOUND);
         return;
       }
     }
@@ -375,7 +422,7 @@ class MontField {
     if (ff::is_zero(a)) {
       r = a;
     } else {
-      sub_to(r, MODULUS, a);
+      sub_to(r, BOUND, a);
     }
   }
   [[gnu::always_inline]] static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
@@ -384,23 +431,42 @@ class MontField {
       if (!std::is_constant_evaluated()) {
         if constexpr (N == 4) {
 #if defined(__OPTIMIZE__)
-          x86::sub_mod_4(r, a, b, MODULUS);
+          x86::sub_mod_4(r, a, b, BOUND);
 #else
-          x86::ptr::sub_mod_4_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+          x86::ptr::sub_mod_4_ptr(r.data(), a.data(), b.data(), BOUND.data());
 #endif
         }
         if constexpr (N == 6) {
 #if defined(__OPTIMIZE__)
-          x86::sub_mod_6(r, a, b, MODULUS);
+          x86::sub_mod_6(r, a, b, BOUND);
 #else
-          x86::ptr::sub_mod_6_ptr(r.data(), a.data(), b.data(), MODULUS.data());
+          x86::ptr::sub_mod_6_ptr(r.data(), a.data(), b.data(), BOUND.data());
 #endif
         }
         return;
       }
     }
 #endif
-    if (sub_to(r, a, b)) add_to(r, r, MODULUS);
+    if (sub_to(r, a, b)) add_to(r, r, BOUND);
+  }
+
+  // v mod p for v < BOUND: one conditional subtraction of p (nothing for a canonical field).
+  [[gnu::always_inline]] static constexpr Repr reduced(const Repr& v) {
+    if constexpr (!REDUNDANT) {
+      return v;
+    } else {
+#if defined(__x86_64__) && defined(__OPTIMIZE__)
+      if constexpr (N == 6) {
+        if (!std::is_constant_evaluated()) {
+          Repr r;
+          x86::reduce_once_6(r, v, MODULUS);
+          return r;
+        }
+      }
+#endif
+      Repr d{};
+      return sub_to(d, v, MODULUS) ? v : d;
+    }
   }
 
   [[gnu::always_inline]] static constexpr void mul_raw(Repr& out, const Repr& a, const Repr& b) {

@@ -14,7 +14,7 @@ extern const snarkpipe::ff::u64 snarkpipe_mont_fr_consts[14];
 
 namespace snarkpipe::ff::x86 {
 
-// fp multiplication: out = a*b/R mod m, inputs < m (see the generator for the schedule).
+// fp multiplication: out ≡ a*b/R (mod m), in [0, 2m); inputs < 2m (see the generator for the schedule).
 [[gnu::always_inline]] inline void mont_mul_fp(Limbs<6>& out, const Limbs<6>& a, const Limbs<6>& b) {
   u64 v0 = a[0], v1 = a[1], v2 = a[2], v3 = a[3], v4 = a[4], v5 = a[5];
   u64 v6, v7, v8, v9, v10, v11;
@@ -288,34 +288,16 @@ namespace snarkpipe::ff::x86 {
       "adcxq %[v8], %[v3]\n\t"
       "adoxq %[v11], %[v3]\n\t"
       "adoxq snarkpipe_mont_fp_consts+56(%%rip), %[v4]\n\t"
-      "adcxq %[v10], %[v4]\n\t"
-      "movq %[v6], %[v7]\n\t"
-      "movq %[v0], %[v8]\n\t"
-      "movq %[v1], %[v9]\n\t"
-      "movq %[v2], %[v10]\n\t"
-      "movq %[v3], %[v11]\n\t"
-      "movq %[v4], %[v5]\n\t"
-      "subq snarkpipe_mont_fp_consts+0(%%rip), %[v7]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+8(%%rip), %[v8]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+16(%%rip), %[v9]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+24(%%rip), %[v10]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+32(%%rip), %[v11]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+40(%%rip), %[v5]\n\t"
-      "cmovcq %[v6], %[v7]\n\t"
-      "cmovcq %[v0], %[v8]\n\t"
-      "cmovcq %[v1], %[v9]\n\t"
-      "cmovcq %[v2], %[v10]\n\t"
-      "cmovcq %[v3], %[v11]\n\t"
-      "cmovcq %[v4], %[v5]"
+      "adcxq %[v10], %[v4]"
       : [v0] "+&r"(v0), [v1] "+&r"(v1), [v2] "+&r"(v2), [v3] "+&r"(v3), [v4] "+&r"(v4), [v5] "+&r"(v5),
         [v6] "=&r"(v6), [v7] "=&r"(v7), [v8] "=&r"(v8), [v9] "=&r"(v9), [v10] "=&r"(v10), [v11] "=&r"(v11),
         [sc1] "=m"(sc[1]), [sc2] "=m"(sc[2]), [sc3] "=m"(sc[3]), [sc4] "=m"(sc[4]), [sc5] "=m"(sc[5])
       : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data()))
       : "rdx", "cc");
-  out = {v7, v8, v9, v10, v11, v5};
+  out = {v6, v0, v1, v2, v3, v4};
 }
 
-// fp squaring: out = a^2/R mod m, input < m; the symmetric schedule of
+// fp squaring: out ≡ a^2/R (mod m), in [0, 2m), input < 2m; the symmetric schedule of
 // snarkpipe_mont_sqr_fp (N(N+1)/2 products instead of N^2) inside the caller.
 [[gnu::always_inline]] inline void mont_sqr_fp(Limbs<6>& out, const Limbs<6>& a) {
   u64 v0 = a[0], v1 = a[1], v2 = a[2], v3 = a[3], v4 = a[4], v5 = a[5];
@@ -565,34 +547,16 @@ namespace snarkpipe::ff::x86 {
       "adcxq %[v9], %[v2]\n\t"
       "adoxq %[v7], %[v2]\n\t"
       "adcxq %[v0], %[v3]\n\t"
-      "adoxq snarkpipe_mont_fp_consts+56(%%rip), %[v3]\n\t"
-      "movq %[v5], %[v8]\n\t"
-      "movq %[v11], %[v9]\n\t"
-      "movq %[v1], %[v10]\n\t"
-      "movq %[v6], %[v0]\n\t"
-      "movq %[v2], %[v7]\n\t"
-      "movq %[v3], %[v4]\n\t"
-      "subq snarkpipe_mont_fp_consts+0(%%rip), %[v8]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+8(%%rip), %[v9]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+16(%%rip), %[v10]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+24(%%rip), %[v0]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+32(%%rip), %[v7]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+40(%%rip), %[v4]\n\t"
-      "cmovcq %[v5], %[v8]\n\t"
-      "cmovcq %[v11], %[v9]\n\t"
-      "cmovcq %[v1], %[v10]\n\t"
-      "cmovcq %[v6], %[v0]\n\t"
-      "cmovcq %[v2], %[v7]\n\t"
-      "cmovcq %[v3], %[v4]"
+      "adoxq snarkpipe_mont_fp_consts+56(%%rip), %[v3]"
       : [v0] "+&r"(v0), [v1] "+&r"(v1), [v2] "+&r"(v2), [v3] "+&r"(v3), [v4] "+&r"(v4), [v5] "+&r"(v5),
         [v6] "=&r"(v6), [v7] "=&r"(v7), [v8] "=&r"(v8), [v9] "=&r"(v9), [v10] "=&r"(v10), [v11] "=&r"(v11),
         [scm] "=m"(sc)
       : [sp] "r"(sc)
       : "rdx", "cc");
-  out = {v8, v9, v10, v0, v7, v4};
+  out = {v5, v11, v1, v6, v2, v3};
 }
 
-// fr multiplication: out = a*b/R mod m, inputs < m (see the generator for the schedule).
+// fr multiplication: out = a*b/R mod m, in [0, m); inputs < 2m (see the generator for the schedule).
 [[gnu::always_inline]] inline void mont_mul_fr(Limbs<4>& out, const Limbs<4>& a, const Limbs<4>& b) {
   u64 v0 = a[0], v1 = a[1], v2 = a[2], v3 = a[3];
   u64 v4, v5, v6, v7, v8, v9;
@@ -749,7 +713,7 @@ namespace snarkpipe::ff::x86 {
   out = {v5, v6, v7, v8};
 }
 
-// fp: out = (x_lo*y_lo - x_hi*y_hi)/R mod m, one reduction; x, y 12 words (lo, hi),
+// fp: out = (x_lo*y_lo - x_hi*y_hi)/R in [0, 2m), one reduction; x, y 12 words (lo, hi),
 // each x half < 2m, the sum of products < m*R (see gen_mul2_inline).
 [[gnu::always_inline]] inline void mont_mul2n_fp(Limbs<6>& out, const u64* x, const u64* y) {
   u64 v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11;
@@ -1161,33 +1125,15 @@ namespace snarkpipe::ff::x86 {
       "adcxq %[v8], %[v3]\n\t"
       "adoxq %[v11], %[v3]\n\t"
       "adoxq snarkpipe_mont_fp_consts+56(%%rip), %[v4]\n\t"
-      "adcxq %[v10], %[v4]\n\t"
-      "movq %[v6], %[v7]\n\t"
-      "movq %[v0], %[v8]\n\t"
-      "movq %[v1], %[v9]\n\t"
-      "movq %[v2], %[v10]\n\t"
-      "movq %[v3], %[v11]\n\t"
-      "movq %[v4], %[v5]\n\t"
-      "subq snarkpipe_mont_fp_consts+0(%%rip), %[v7]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+8(%%rip), %[v8]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+16(%%rip), %[v9]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+24(%%rip), %[v10]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+32(%%rip), %[v11]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+40(%%rip), %[v5]\n\t"
-      "cmovcq %[v6], %[v7]\n\t"
-      "cmovcq %[v0], %[v8]\n\t"
-      "cmovcq %[v1], %[v9]\n\t"
-      "cmovcq %[v2], %[v10]\n\t"
-      "cmovcq %[v3], %[v11]\n\t"
-      "cmovcq %[v4], %[v5]"
+      "adcxq %[v10], %[v4]"
       : [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3), [v4] "=&r"(v4), [v5] "=&r"(v5), [v6] "=&r"(v6), [v7] "=&r"(v7), [v8] "=&r"(v8), [v9] "=&r"(v9), [v10] "=&r"(v10), [v11] "=&r"(v11),
         [ng0] "=m"(ng[0]), [ng1] "=m"(ng[1]), [ng2] "=m"(ng[2]), [ng3] "=m"(ng[3]), [ng4] "=m"(ng[4]), [ng5] "=m"(ng[5])
       : [xp] "r"(x), [yp] "r"(y)
       : "rdx", "cc", "memory");
-  out = {v7, v8, v9, v10, v11, v5};
+  out = {v6, v0, v1, v2, v3, v4};
 }
 
-// fp: out = (x_lo*y_hi + x_hi*y_lo)/R mod m, one reduction; x, y 12 words (lo, hi),
+// fp: out = (x_lo*y_hi + x_hi*y_lo)/R in [0, 2m), one reduction; x, y 12 words (lo, hi),
 // each x half < 2m, the sum of products < m*R (see gen_mul2_inline).
 [[gnu::always_inline]] inline void mont_mul2x_fp(Limbs<6>& out, const u64* x, const u64* y) {
   u64 v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11;
@@ -1574,29 +1520,11 @@ namespace snarkpipe::ff::x86 {
       "adcxq %[v8], %[v3]\n\t"
       "adoxq %[v11], %[v3]\n\t"
       "adoxq snarkpipe_mont_fp_consts+56(%%rip), %[v4]\n\t"
-      "adcxq %[v10], %[v4]\n\t"
-      "movq %[v6], %[v7]\n\t"
-      "movq %[v0], %[v8]\n\t"
-      "movq %[v1], %[v9]\n\t"
-      "movq %[v2], %[v10]\n\t"
-      "movq %[v3], %[v11]\n\t"
-      "movq %[v4], %[v5]\n\t"
-      "subq snarkpipe_mont_fp_consts+0(%%rip), %[v7]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+8(%%rip), %[v8]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+16(%%rip), %[v9]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+24(%%rip), %[v10]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+32(%%rip), %[v11]\n\t"
-      "sbbq snarkpipe_mont_fp_consts+40(%%rip), %[v5]\n\t"
-      "cmovcq %[v6], %[v7]\n\t"
-      "cmovcq %[v0], %[v8]\n\t"
-      "cmovcq %[v1], %[v9]\n\t"
-      "cmovcq %[v2], %[v10]\n\t"
-      "cmovcq %[v3], %[v11]\n\t"
-      "cmovcq %[v4], %[v5]"
+      "adcxq %[v10], %[v4]"
       : [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3), [v4] "=&r"(v4), [v5] "=&r"(v5), [v6] "=&r"(v6), [v7] "=&r"(v7), [v8] "=&r"(v8), [v9] "=&r"(v9), [v10] "=&r"(v10), [v11] "=&r"(v11)
       : [xp] "r"(x), [yp] "r"(y)
       : "rdx", "cc", "memory");
-  out = {v7, v8, v9, v10, v11, v5};
+  out = {v6, v0, v1, v2, v3, v4};
 }
 
 // fp: out = a*b, 2N words (no reduction).

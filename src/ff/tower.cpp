@@ -51,16 +51,38 @@ constexpr const Wide& C2 = x86::WIDE_C2_FP;
 constexpr const Wide& C4 = x86::WIDE_C4_FP;
 constexpr const Wide& C7 = x86::WIDE_C7_FP;
 
-// a^2 for a in Fp2, unreduced: w0 = (a0 + a1)(a0 + p - a1) ≡ a0^2 - a1^2, in [0, 4p^2)
-// (a0 + p - a1 in one pass, not as a modular negation plus an addition);
-// w1 = a0·(2a1), in [0, 2p^2).
+// The squarings below keep their Fp2 values reduced (limbs < p, not merely < 2p as Fp
+// allows): the double-width bounds of the lazy Fp4 squaring need reduced inputs, and sums
+// modulo p keep reduced values reduced at the cost of the usual sums modulo 2p. So the
+// chains (Karabina's compressed squarings, one Granger–Scott squaring) reduce their inputs
+// once where they start and never again.
+namespace reduced {
+[[gnu::always_inline]] inline Fp add(const Fp& a, const Fp& b) {
+  Limbs<6> r;
+  x86::add_mod_6(r, a.montgomery_redundant(), b.montgomery_redundant(), FpParams::modulus);
+  return Fp::from_montgomery(r);
+}
+[[gnu::always_inline]] inline Fp sub(const Fp& a, const Fp& b) {
+  Limbs<6> r;
+  x86::sub_mod_6(r, a.montgomery_redundant(), b.montgomery_redundant(), FpParams::modulus);
+  return Fp::from_montgomery(r);
+}
+[[gnu::always_inline]] inline Fp2 add(const Fp2& a, const Fp2& b) { return {add(a.c0, b.c0), add(a.c1, b.c1)}; }
+[[gnu::always_inline]] inline Fp2 sub(const Fp2& a, const Fp2& b) { return {sub(a.c0, b.c0), sub(a.c1, b.c1)}; }
+[[gnu::always_inline]] inline Fp2 mul_by_nonresidue(const Fp2& a) { return {sub(a.c0, a.c1), add(a.c0, a.c1)}; }
+}  // namespace reduced
+
+// a^2 for a in Fp2 with reduced components, unreduced: w0 = (a0 + a1)(a0 + p - a1) ≡
+// a0^2 - a1^2, in [0, 4p^2) (a0 + p - a1 in one pass, not as a modular negation plus an
+// addition); w1 = a0·(2a1), in [0, 2p^2).
 [[gnu::always_inline]] inline void fp2_square_wide(const Fp2& a, Wide& w0, Wide& w1) {
+  const Limbs<6>&a0 = a.c0.montgomery_redundant(), &a1 = a.c1.montgomery_redundant();
   Limbs<6> s, d, t;
-  x86::add_plain_6(s, a.c0.montgomery(), a.c1.montgomery());
-  x86::add_p_sub_plain_6(d, a.c0.montgomery(), a.c1.montgomery(), FpParams::modulus);
-  x86::add_plain_6(t, a.c1.montgomery(), a.c1.montgomery());
+  x86::add_plain_6(s, a0, a1);
+  x86::add_p_sub_plain_6(d, a0, a1, FpParams::modulus);
+  x86::add_plain_6(t, a1, a1);
   x86::mont_mul_wide_fp(w0, s, d);
-  x86::mont_mul_wide_fp(w1, a.c0.montgomery(), t);
+  x86::mont_mul_wide_fp(w1, a0, t);
 }
 
 [[gnu::always_inline]] inline Fp from_redc2(const Wide& t) {
@@ -90,11 +112,12 @@ struct Fp4Square {
 
 // Out of line: the ~13 KB body inlined twice into the compressed squaring (and three times
 // into the Granger–Scott one) made those slower, not faster (instruction fetch).
+// x and y reduced; so is the result (mont_redc2_fp reduces fully).
 [[gnu::noinline]] Fp4Square fp4_square(const Fp2& x, const Fp2& y) {
   Wide x0, x1, y0, y1, s0, s1;
   fp2_square_wide(x, x0, x1);
   fp2_square_wide(y, y0, y1);
-  fp2_square_wide(x + y, s0, s1);
+  fp2_square_wide(reduced::add(x, y), s0, s1);
   // In place (no copies of double-width values): s0, s1 first, while x0, x1 are intact.
   // Fused: one pass over each accumulator (intermediate wrap-around mod 2^768 is harmless:
   // the arithmetic is exact modulo 2^768 and each final value is in the range above).
@@ -115,16 +138,30 @@ inline Fp4Square fp4_square(const Fp2& x, const Fp2& y) {
 }
 #endif
 
-// 3x - 2c = x + 2(x - c) and 3x + 2c = x + 2(x + c): three Fp2 additions instead of four.
+// 3x - 2c = x + 2(x - c) and 3x + 2c = x + 2(x + c): three Fp2 additions instead of four
+// (modulo p where the squarings keep reduced values, see `reduced`).
+#if defined(SNARKPIPE_INLINE_MUL)
+[[gnu::always_inline]] inline Fp2 three_minus_two(const Fp2& x, const Fp2& c) {
+  const Fp2 d = reduced::sub(x, c);
+  return reduced::add(reduced::add(d, d), x);
+}
+[[gnu::always_inline]] inline Fp2 three_plus_two(const Fp2& x, const Fp2& c) {
+  const Fp2 d = reduced::add(x, c);
+  return reduced::add(reduced::add(d, d), x);
+}
+[[gnu::always_inline]] inline Fp2 times_nonresidue(const Fp2& x) { return reduced::mul_by_nonresidue(x); }
+#else
 [[gnu::always_inline]] inline Fp2 three_minus_two(const Fp2& x, const Fp2& c) { return (x - c).dbl() + x; }
 [[gnu::always_inline]] inline Fp2 three_plus_two(const Fp2& x, const Fp2& c) { return (x + c).dbl() + x; }
+[[gnu::always_inline]] inline Fp2 times_nonresidue(const Fp2& x) { return x.mul_by_nonresidue(); }
+#endif
 
 }  // namespace
 
 Fp12 Fp12::cyclotomic_square() const {
-  // A = c00 + c11 s, B = c10 + c02 s, C = c01 + c12 s.
-  const Fp2 &c00 = c0.c0, &c01 = c0.c1, &c02 = c0.c2;
-  const Fp2 &c10 = c1.c0, &c11 = c1.c1, &c12 = c1.c2;
+  // A = c00 + c11 s, B = c10 + c02 s, C = c01 + c12 s, reduced (see `reduced`).
+  const Fp2 c00 = c0.c0.reduce(), c01 = c0.c1.reduce(), c02 = c0.c2.reduce();
+  const Fp2 c10 = c1.c0.reduce(), c11 = c1.c1.reduce(), c12 = c1.c2.reduce();
   const Fp4Square a = fp4_square(c00, c11);
   const Fp4Square b = fp4_square(c10, c02);
   const Fp4Square c = fp4_square(c01, c12);
@@ -132,7 +169,7 @@ Fp12 Fp12::cyclotomic_square() const {
   Fp12 r;
   r.c0.c0 = three_minus_two(a.x, c00);
   r.c1.c1 = three_plus_two(a.y, c11);
-  r.c1.c0 = three_plus_two(c.y.mul_by_nonresidue(), c10);
+  r.c1.c0 = three_plus_two(times_nonresidue(c.y), c10);
   r.c0.c2 = three_minus_two(c.x, c02);
   r.c0.c1 = three_minus_two(b.x, c01);
   r.c1.c2 = three_plus_two(b.y, c12);
@@ -141,10 +178,10 @@ Fp12 Fp12::cyclotomic_square() const {
 
 Fp12::Compressed Fp12::compressed_square(const Compressed& g) {
   // B = g2 + g3 s, C = g4 + g5 s: B' = 3s·C^2 + 2·conj(B), C' = 3B^2 - 2·conj(C), with
-  // s·(cx + cy s) = ξ·cy + cx s.
+  // s·(cx + cy s) = ξ·cy + cx s. g is reduced (compress() reduces) and so is the result.
   const Fp4Square b = fp4_square(g.g2, g.g3);
   const Fp4Square c = fp4_square(g.g4, g.g5);
-  return {three_plus_two(c.y.mul_by_nonresidue(), g.g2), three_minus_two(c.x, g.g3),
+  return {three_plus_two(times_nonresidue(c.y), g.g2), three_minus_two(c.x, g.g3),
           three_minus_two(b.x, g.g4), three_plus_two(b.y, g.g5)};
 }
 

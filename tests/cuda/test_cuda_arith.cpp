@@ -23,9 +23,11 @@ using ff::SeededRng;
 
 constexpr std::size_t N = 4096;
 
+// Inputs go to the device as raw limbs, which its arithmetic expects reduced (< p); the CPU's
+// Fp keeps results in [0, 2p) (ff/mont_field.hpp), so every input is reduced before upload.
 template <class F>
 F minus_one() {
-  return F::zero() - F::one();
+  return (F::zero() - F::one()).reduce();
 }
 
 template <class F>
@@ -62,6 +64,7 @@ std::vector<F> random_with_edges(SeededRng& rng, std::size_t n) {
       if (at < n) v[at++] = F::from_montgomery(r);
     }
   }
+  for (auto& x : v) x = x.reduce();
   return v;
 }
 
@@ -157,7 +160,7 @@ ec::XYZZ<C> rescaled(const ec::Affine<C>& p, const ff::Fp& l0, const ff::Fp& l1)
     lambda = F{l0, l1};
   if (p.is_identity()) return ec::XYZZ<C>::identity();
   const F l2 = lambda.square(), l3 = l2 * lambda;
-  return {p.x * l2, p.y * l3, l2, l3};
+  return {(p.x * l2).reduce(), (p.y * l3).reduce(), l2.reduce(), l3.reduce()};
 }
 
 template <class C>

@@ -198,7 +198,8 @@ TEST(Fp, InlineMultiplicationTakesOperandsBelowTwoP) {
     const Limbs<6> ra = la ? lift(a) : a.montgomery(), rb = lb ? lift(b) : b.montgomery();
     Limbs<6> out;
     x86::mont_mul_fp(out, ra, rb);
-    return out == Fp::mul_portable(a, b).montgomery();
+    // Fp is redundant: the product is left in [0, 2p), congruent to the reduced product.
+    return compare(out, Fp::BOUND) < 0 && Fp::from_montgomery(out) == Fp::mul_portable(a, b);
   };
   const Fp one = Fp::one(), pm1 = -one;
   const std::vector<Fp> edge = {Fp::zero(), one, pm1, pm1 - one, one + one, Fp::from_u64(2).inverse(),
@@ -248,8 +249,8 @@ TEST(Fp2, SquareAgainstProduct) {
 }
 
 #if defined(SNARKPIPE_INLINE_MUL)
-// Fp2::mul_words with unreduced halves (each < 2p: x or x + p for reduced x, as the plain
-// sums of Fp6's pre-additions give) against the schoolbook formula over the portable Fp
+// Fp2::mul_words with unreduced halves (each < 2p: x or x + p for reduced x, as Fp's stored
+// form allows) against the schoolbook formula over the portable Fp
 // multiplication on the reduced values: edge components (0 -> p, p-1 -> 2p-1, ...) with
 // every lifting pattern, then 20 000 random pairs with random liftings.
 TEST(Fp2, ProductOfUnreducedWords) {
@@ -269,7 +270,10 @@ TEST(Fp2, ProductOfUnreducedWords) {
     const Fp2 r = Fp2::mul_words(x.data(), y.data());
     const Fp t00 = Fp::mul_portable(a.c0, b.c0), t11 = Fp::mul_portable(a.c1, b.c1);
     const Fp t01 = Fp::mul_portable(a.c0, b.c1), t10 = Fp::mul_portable(a.c1, b.c0);
-    return r == Fp2{t00 - t11, t01 + t10};
+    // The result stays in Fp's stored form: both halves below 2p (no final subtraction).
+    const bool bounded = compare(r.c0.montgomery_redundant(), Fp::BOUND) < 0 &&
+                         compare(r.c1.montgomery_redundant(), Fp::BOUND) < 0;
+    return bounded && r == Fp2{t00 - t11, t01 + t10};
   };
   const Fp one = Fp::one(), pm1 = -one;
   const std::vector<Fp> e = {Fp::zero(), one, pm1, pm1 - one, Fp::from_u64(2).inverse(),
@@ -288,10 +292,8 @@ TEST(Fp2, ProductOfUnreducedWords) {
 }
 #endif
 
-// The Fp6 product (in an optimized x86-64 build with plain pre-additions, see
-// Fp6::mul_plain_sums) against the same Karatsuba formula written with reduced Fp2
-// additions and against the schoolbook product: coefficients from edge values and 20 000
-// random pairs.
+// The Fp6 product against the Karatsuba formula written out here and against the schoolbook
+// product: coefficients from edge values and 20 000 random pairs.
 TEST(Fp6, ProductAgainstReferences) {
   SeededRng rng(test_seed("Fp6.ProductAgainstReferences"));
   auto karatsuba = [](const Fp6& x, const Fp6& y) {
@@ -757,3 +759,161 @@ TEST(Fp, AddPSubPlainAgainstReference) {
   }
 }
 #endif
+
+// Fp keeps its limbs in [0, 2p) (mont_field.hpp, the redundant form): an element and its
+// lifted form (limbs + p) must be the same element to every observer and every operation,
+// and every result must stay below 2p. Operands: edge values (0, 1, 2, p-1, p-2, 1/2, 1/2 + 1,
+// all-ones Montgomery words) and 20 000 random ones, each side stored reduced or lifted.
+namespace {
+Fp lifted(const Fp& x) {
+  Fp::Repr r;
+  add_to(r, x.montgomery(), Fp::MODULUS);
+  return Fp::from_montgomery(r);
+}
+bool stored_below_bound(const Fp& x) { return compare(x.montgomery_redundant(), Fp::BOUND) < 0; }
+}  // namespace
+
+TEST(Fp, RedundantFormIsInvisible) {
+  static_assert(Fp::REDUNDANT && !Fr::REDUNDANT);
+  SeededRng rng(test_seed("Fp.Redundant"));
+  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
+  std::vector<Fp> xs = {Fp::zero(), one, one + one, pm1, pm1 - one, half, half + one,
+                        Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
+  for (int i = 0; i < 20000; ++i) xs.push_back(Fp::random(rng));
+  for (Fp& x : xs) {
+    x = x.reduce();
+    ASSERT_TRUE(x.is_reduced());
+  }
+  EXPECT_TRUE(Fp::random(rng).is_reduced()) << "samples start reduced";
+  auto bytes = [](const Fp& x) {
+    std::array<std::uint8_t, 48> b;
+    x.to_bytes_be(b.data());
+    return b;
+  };
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const Fp a = xs[i], b = xs[(i * 7 + 3) % xs.size()];
+    const Fp la = lifted(a), lb = lifted(b);
+    ASSERT_FALSE(la.is_reduced());
+    // observers
+    ASSERT_EQ(la, a);
+    ASSERT_EQ(la.montgomery(), a.montgomery());
+    ASSERT_EQ(la.reduce().montgomery_redundant(), a.montgomery());
+    ASSERT_EQ(la.is_zero(), a.is_zero());
+    ASSERT_EQ(la.is_one(), a.is_one());
+    ASSERT_EQ(la.to_repr(), a.to_repr());
+    ASSERT_EQ(bytes(la), bytes(a));
+    ASSERT_EQ(la.is_lexicographically_largest(), a.is_lexicographically_largest());
+    ASSERT_EQ(la == lb, a == b);
+    // operations, every combination of reduced and lifted operands
+    for (int l = 0; l < 4; ++l) {
+      const Fp x = (l & 1) ? la : a, y = (l & 2) ? lb : b;
+      const Fp results[] = {x + y, x - y, -x, x.dbl(), x.half(), x * y, x.square()};
+      const Fp expect[] = {a + b, a - b, -a, a + a, a.half(), Fp::mul_portable(a, b), Fp::mul_portable(a, a)};
+      for (std::size_t k = 0; k < std::size(results); ++k) {
+        ASSERT_TRUE(stored_below_bound(results[k])) << i << " " << l << " op " << k;
+        ASSERT_EQ(results[k], expect[k]) << i << " " << l << " op " << k;
+      }
+      ASSERT_EQ(x.half().dbl(), x);
+    }
+    if (i < 200) {  // the slow ones
+      ASSERT_EQ(la.inverse(), a.inverse());
+      ASSERT_EQ(la.legendre(), a.legendre());
+      ASSERT_EQ(la.sqrt().has_value(), a.sqrt().has_value());
+      if (auto r = la.sqrt()) ASSERT_EQ(r->square(), a);
+      ASSERT_EQ(fp_inverse_vartime(la), a.inverse());
+    }
+  }
+  // p itself is a stored form of zero, and 2p - 1 one of p - 1.
+  const Fp p_form = Fp::from_montgomery(Fp::MODULUS);
+  EXPECT_TRUE(p_form.is_zero());
+  EXPECT_EQ(p_form, Fp::zero());
+  EXPECT_EQ(p_form.montgomery(), Fp::Repr{});
+  EXPECT_EQ(p_form + one, one);
+  EXPECT_EQ(-p_form, Fp::zero());
+  EXPECT_EQ(p_form * pm1, Fp::zero());
+}
+
+// Long chains of products, squares, sums and differences stay below 2p at every step and end
+// on the value the portable (always reduced) arithmetic computes.
+TEST(Fp, RedundantChainsAgainstPortable) {
+  SeededRng rng(test_seed("Fp.RedundantChain"));
+  for (int run = 0; run < 4; ++run) {
+    const Fp a = Fp::random(rng), b = Fp::random(rng);
+    Fp x = Fp::random(rng), ref = x;
+    for (int i = 0; i < 20000; ++i) {
+      switch ((i * 2654435761u >> 7) % 4) {
+        case 0: x = x * a; ref = Fp::mul_portable(ref, a); break;
+        case 1: x = x.square(); ref = Fp::mul_portable(ref, ref); break;
+        case 2: x = x + b; ref = ref + b; break;
+        default: x = x - a * b; ref = ref - Fp::mul_portable(a, b); break;
+      }
+      ASSERT_TRUE(stored_below_bound(x)) << run << " " << i;
+    }
+    EXPECT_EQ(x, ref);
+    EXPECT_EQ(x.montgomery(), ref.montgomery());
+  }
+}
+
+// The towers on Fp's redundant form: Fp2, Fp6 and Fp12 values whose Fp components are stored
+// lifted (limbs + p, still < 2p) at random must give the same products, squares and
+// cyclotomic squarings (Granger–Scott and compressed, with decompression) as the same values
+// stored reduced, and every Fp of every result must stay below 2p.
+namespace {
+template <class F>
+F lift_some(F x, SeededRng& rng) {
+  static_assert(sizeof(F) % sizeof(Fp) == 0);
+  Fp* c = reinterpret_cast<Fp*>(&x);
+  for (std::size_t k = 0; k < sizeof(F) / sizeof(Fp); ++k) {
+    c[k] = c[k].reduce();
+    if (rng.next_u64() & 1) c[k] = lifted(c[k]);
+  }
+  return x;
+}
+template <class F>
+bool all_below_bound(const F& x) {
+  const Fp* c = reinterpret_cast<const Fp*>(&x);
+  for (std::size_t k = 0; k < sizeof(F) / sizeof(Fp); ++k)
+    if (!stored_below_bound(c[k])) return false;
+  return true;
+}
+}  // namespace
+
+TEST(Fp12, TowersOnLiftedComponents) {
+  SeededRng rng(test_seed("Fp12.Lifted"));
+  for (int i = 0; i < 3000; ++i) {
+    const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
+    const Fp2 la = lift_some(a, rng), lb = lift_some(b, rng);
+    ASSERT_EQ(la * lb, a * b);
+    ASSERT_EQ(la.square(), a.square());
+    const Fp t = Fp::mul_portable(a.c0, a.c1);
+    ASSERT_EQ(la.square(), Fp2(Fp::mul_portable(a.c0, a.c0) - Fp::mul_portable(a.c1, a.c1), t + t));
+    ASSERT_TRUE(all_below_bound(la * lb) && all_below_bound(la.square()));
+  }
+  for (int i = 0; i < 300; ++i) {
+    const Fp6 a = Fp6::random(rng), b = Fp6::random(rng);
+    const Fp6 la = lift_some(a, rng), lb = lift_some(b, rng);
+    ASSERT_EQ(la * lb, a * b);
+    ASSERT_EQ(la.square(), a * a);
+    ASSERT_TRUE(all_below_bound(la * lb) && all_below_bound(la.square()));
+  }
+  for (int i = 0; i < 40; ++i) {
+    const Fp12 a = Fp12::random(rng), b = Fp12::random(rng);
+    const Fp12 la = lift_some(a, rng), lb = lift_some(b, rng);
+    ASSERT_EQ(la * lb, a * b);
+    ASSERT_EQ(la.square(), a * a);
+    const Fp12 g = random_cyclotomic(rng), lg = lift_some(g, rng);
+    const Fp12 want = g * g;
+    ASSERT_EQ(lg.cyclotomic_square(), want);
+    ASSERT_TRUE(all_below_bound(lg.cyclotomic_square()));
+    Fp12::Compressed c = lg.compress();
+    Fp12 x = g;
+    for (int k = 0; k < 5; ++k) {
+      c = Fp12::compressed_square(c);
+      x = x * x;
+      ASSERT_TRUE(all_below_bound(c));
+    }
+    Fp12 back;
+    ASSERT_TRUE(Fp12::decompress_batch(&c, &back, 1));
+    ASSERT_EQ(back, x) << i;
+  }
+}
