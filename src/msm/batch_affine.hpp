@@ -80,8 +80,9 @@ void batch_add_affine(ec::Affine<C>* slots, std::span<const AffineAddition<C>> e
     inv *= den;
     const F lambda = num * inv_k;
     const F x3 = lambda.square() - a.x - p.x;
-    a.y = lambda * (a.x - x3) - a.y;
-    a.x = x3;
+    // Through the constructor, which stores reduced coordinates (ec/affine.hpp): these
+    // slots are also outputs (msm::batch_mul's key points go to the GPU as raw limbs).
+    a = ec::Affine<C>(x3, lambda * (a.x - x3) - a.y);
   }
 }
 

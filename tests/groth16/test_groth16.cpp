@@ -191,6 +191,29 @@ TEST(ParamsFile, RoundTripAndProve) {
   std::filesystem::remove(vk);
 }
 
+// Every point of a key stores reduced coordinates (limbs < p), as read from a file and as made
+// by the setup (batched affine additions, fixed-base tables): the GPU backends copy the
+// key's point arrays to the device as raw limbs, and its arithmetic expects them reduced,
+// while the CPU's Fp keeps its results in [0, 2p).
+TEST(Groth16, KeyPointsAreStoredReduced) {
+  const RandomCircuit circuit(600, 3, test_seed("Groth16.KeyReduced"));
+  const ProvingKey pk = setup(circuit.record());
+  std::size_t points = 0;
+  auto reduced = [&](const auto& p) {
+    ++points;
+    const ff::Fp* c = reinterpret_cast<const ff::Fp*>(&p);
+    for (std::size_t k = 0; k < sizeof(p) / sizeof(ff::Fp); ++k)
+      if (!c[k].is_reduced()) return false;
+    return true;
+  };
+  for (const auto* v : {&pk.h, &pk.l, &pk.a, &pk.b_g1, &pk.vk.ic})
+    for (const auto& p : *v) ASSERT_TRUE(reduced(p)) << points;
+  for (const auto& p : pk.b_g2) ASSERT_TRUE(reduced(p)) << points;
+  for (const auto& p : {pk.vk.alpha_g1, pk.vk.beta_g1, pk.vk.delta_g1}) EXPECT_TRUE(reduced(p));
+  for (const auto& p : {pk.vk.beta_g2, pk.vk.gamma_g2, pk.vk.delta_g2}) EXPECT_TRUE(reduced(p));
+  EXPECT_GT(points, 2000u);
+}
+
 TEST(ParamsFile, MalformedFilesAreRejected) {
   const std::uint64_t seed = test_seed("ParamsFile.Malformed");
   const RandomCircuit circuit(40, 1, seed);
