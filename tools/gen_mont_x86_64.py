@@ -692,7 +692,7 @@ def gen_mul_inline(field, n, qafter, final_sub=True):
         res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
         if final_sub:
             inline_final_sub(f, field, n, u, res)
-            doc = "out = a*b/R mod m, in [0, m); inputs < 2m"
+            doc = "out = a*b/R mod m, in [0, m); inputs < m"
         else:
             res = u[:n]
             doc = "out ≡ a*b/R (mod m), in [0, 2m); inputs < 2m"
@@ -1087,7 +1087,8 @@ def generate():
         " * and scalar field r (4 limbs).  Requires BMI2 (MULX) and ADX (ADCX/ADOX).",
         " *   void snarkpipe_mont_mul_{fp,fr}(uint64_t *out, const uint64_t *a, const uint64_t *b);",
         " *   void snarkpipe_mont_sqr_{fp,fr}(uint64_t *out, const uint64_t *a);",
-        " * out = a*b/R mod m (R = 2^(64N)); inputs < m, output < m; out may alias a and b.",
+        " * out = a*b/R mod m (R = 2^(64N)), output < m; inputs < m, or < 2m for p (4p < R:",
+        " * Fp's redundant form); out may alias a and b.",
         " */",
         "",
         "\t.intel_syntax noprefix",

@@ -246,8 +246,8 @@ namespace snarkpipe::ff::x86 {
   r = {s0, s1, s2, s3, s4, s5};
 }
 
-// a + b for 6 limbs without reduction (the caller knows the sum fits: for Fp, a, b < p
-// gives a + b < 2p < 2^382); an operand of the lazy Fp2 product.
+// a + b for 6 limbs without reduction (the caller knows the sum fits: for Fp, a, b < 2p
+// gives a + b < 4p < 2^383); an operand of the lazy Fp2 products and squarings.
 [[gnu::always_inline]] inline void add_plain_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   asm("addq 0(%[bp]), %[s0]\n\t"

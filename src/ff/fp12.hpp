@@ -73,11 +73,18 @@ struct Fp12 {
   // (two Fp4 squarings instead of three), and A = g0 + g1·s = c0.c0 + c1.c1·s is recovered
   // from them afterwards, valid in the cyclotomic subgroup with g2 != 0:
   //   g1 = (ξ·g5^2 + 3·g4^2 - 2·g3) / (4·g2),   g0 = ξ·(2·g1^2 + g2·g5 - 3·g3·g4) + 1.
+  // The components are stored reduced (limbs < p, not merely < 2p as Fp allows): the lazy
+  // Fp4 squarings of compressed_square need them so, and keep them so. Build one with
+  // compress() or the constructor, which reduce; do not assign the members.
   struct Compressed {
     Fp2 g2, g3, g4, g5;
+    Compressed() = default;
+    Compressed(const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d)
+        : g2(a.reduce()), g3(b.reduce()), g4(c.reduce()), g5(d.reduce()) {}
+    struct AlreadyReduced {};
+    Compressed(AlreadyReduced, const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) : g2(a), g3(b), g4(c), g5(d) {}
   };
-  // The components reduced (Fp2::reduce): compressed_square keeps them so.
-  Compressed compress() const { return {c1.c0.reduce(), c0.c2.reduce(), c0.c1.reduce(), c1.c2.reduce()}; }
+  Compressed compress() const { return {c1.c0, c0.c2, c0.c1, c1.c2}; }
   static Compressed compressed_square(const Compressed& g);
   // Decompresses n values with one (variable-time) Fp2 inversion for all of them
   // (Montgomery's trick). Returns false, leaving out unspecified, when some g2 is zero.

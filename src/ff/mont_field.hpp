@@ -1,7 +1,8 @@
 // A prime field in Montgomery form, generic over the modulus (DESIGN.md §2, src/ff).
 //
-// Elements are kept as x·R mod p with R = 2^(64·N), fully reduced (< p), as little-endian
-// 64-bit limbs: the same in-memory layout as blst, blstrs and sppark. Multiplication goes
+// Elements are kept as x·R mod p with R = 2^(64·N) in little-endian 64-bit limbs: the same
+// in-memory layout as blst, blstrs and sppark. Fr's limbs are fully reduced (< p); Fp's are
+// below 2p (the redundant form, see MontField), and reduced wherever they are observed. Multiplication goes
 // through the x86-64 MULX/ADCX/ADOX assembly when the build has it (SNARKPIPE_HAVE_ASM) and
 // through the portable CIOS loop otherwise; the portable loop also serves constexpr
 // evaluation, so field constants are computed at compile time from their hex values.
@@ -22,7 +23,8 @@
 
 namespace snarkpipe::ff {
 
-// Portable Montgomery multiplication (CIOS): out = a·b·R^-1 mod p, inputs < p.
+// Portable Montgomery multiplication (CIOS): out = a·b·R^-1 mod p, reduced (< p); inputs
+// < p, or < 2p where 4p < R (Fp).
 template <std::size_t N>
 constexpr void mont_mul_portable(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b,
                                  const Limbs<N>& p, u64 inv) {

@@ -556,7 +556,7 @@ namespace snarkpipe::ff::x86 {
   out = {v5, v11, v1, v6, v2, v3};
 }
 
-// fr multiplication: out = a*b/R mod m, in [0, m); inputs < 2m (see the generator for the schedule).
+// fr multiplication: out = a*b/R mod m, in [0, m); inputs < m (see the generator for the schedule).
 [[gnu::always_inline]] inline void mont_mul_fr(Limbs<4>& out, const Limbs<4>& a, const Limbs<4>& b) {
   u64 v0 = a[0], v1 = a[1], v2 = a[2], v3 = a[3];
   u64 v4, v5, v6, v7, v8, v9;

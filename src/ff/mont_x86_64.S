@@ -3,7 +3,8 @@
  * and scalar field r (4 limbs).  Requires BMI2 (MULX) and ADX (ADCX/ADOX).
  *   void snarkpipe_mont_mul_{fp,fr}(uint64_t *out, const uint64_t *a, const uint64_t *b);
  *   void snarkpipe_mont_sqr_{fp,fr}(uint64_t *out, const uint64_t *a);
- * out = a*b/R mod m (R = 2^(64N)); inputs < m, output < m; out may alias a and b.
+ * out = a*b/R mod m (R = 2^(64N)), output < m; inputs < m, or < 2m for p (4p < R:
+ * Fp's redundant form); out may alias a and b.
  */
 
 	.intel_syntax noprefix

@@ -181,8 +181,13 @@ Fp12::Compressed Fp12::compressed_square(const Compressed& g) {
   // s·(cx + cy s) = ξ·cy + cx s. g is reduced (compress() reduces) and so is the result.
   const Fp4Square b = fp4_square(g.g2, g.g3);
   const Fp4Square c = fp4_square(g.g4, g.g5);
-  return {three_plus_two(times_nonresidue(c.y), g.g2), three_minus_two(c.x, g.g3),
+#if defined(SNARKPIPE_INLINE_MUL)
+  return {Compressed::AlreadyReduced{}, three_plus_two(times_nonresidue(c.y), g.g2), three_minus_two(c.x, g.g3),
           three_minus_two(b.x, g.g4), three_plus_two(b.y, g.g5)};
+#else
+  return {three_plus_two(times_nonresidue(c.y), g.g2), three_minus_two(c.x, g.g3), three_minus_two(b.x, g.g4),
+          three_plus_two(b.y, g.g5)};
+#endif
 }
 
 bool Fp12::decompress_batch(const Compressed* in, Fp12* out, std::size_t n) {

@@ -917,3 +917,19 @@ TEST(Fp12, TowersOnLiftedComponents) {
     ASSERT_EQ(back, x) << i;
   }
 }
+
+// A Compressed value built from unreduced components (its constructor reduces them) squares
+// like one built by compress(): compressed_square's lazy Fp4 squarings need reduced inputs.
+TEST(Fp12, CompressedFromUnreducedComponents) {
+  SeededRng rng(test_seed("Fp12.CompressedUnreduced"));
+  for (int i = 0; i < 40; ++i) {
+    const Fp12 g = lift_some(random_cyclotomic(rng), rng);
+    const Fp12::Compressed built(g.c1.c0, g.c0.c2, g.c0.c1, g.c1.c2);
+    for (const Fp2* c : {&built.g2, &built.g3, &built.g4, &built.g5})
+      ASSERT_TRUE(c->c0.is_reduced() && c->c1.is_reduced());
+    const Fp12::Compressed a = Fp12::compressed_square(built), b = Fp12::compressed_square(g.compress());
+    const Fp12::Compressed want = (g * g).compress();
+    ASSERT_TRUE(a.g2 == want.g2 && a.g3 == want.g3 && a.g4 == want.g4 && a.g5 == want.g5) << i;
+    ASSERT_TRUE(b.g2 == want.g2 && b.g3 == want.g3 && b.g4 == want.g4 && b.g5 == want.g5) << i;
+  }
+}
