@@ -589,6 +589,16 @@ def inline_final_sub(f, field, n, u, res):
         f.emit(f"cmovc {res[j]}, {u[j]}")
 
 
+def result_words(f, field, n, u, res, final_sub):
+    """The registers holding a CIOS kernel's result: `res` after the final subtraction
+    (result < m), or the accumulator words themselves without it (result < 2m: the redundant
+    form of MontField, for moduli with 4m < R)."""
+    if final_sub:
+        inline_final_sub(f, field, n, u, res)
+        return res
+    return u[:n]
+
+
 def asm_lines(ins):
     """AT&T instructions as the string lines of a GCC asm statement."""
     return [f'      "{t}' + ('\\n\\t"' if k + 1 < len(ins) else '"') for k, t in enumerate(ins)]
@@ -689,13 +699,9 @@ def gen_mul_inline(field, n, qafter, final_sub=True):
             reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
-        res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        if final_sub:
-            inline_final_sub(f, field, n, u, res)
-            doc = "out = a*b/R mod m, in [0, m); inputs < m"
-        else:
-            res = u[:n]
-            doc = "out ≡ a*b/R (mod m), in [0, 2m); inputs < 2m"
+        res = result_words(f, field, n, u, [qreg, *pairs[0], *pairs[1], u[n]][:n], final_sub)
+        doc = ("out = a*b/R mod m, in [0, m); inputs < m" if final_sub else
+               "out ≡ a*b/R (mod m), in [0, 2m); inputs < 2m")
         L = []
         L.append(f"// {field} multiplication: {doc} (see the generator for the schedule).")
         L.append(f"[[gnu::always_inline]] inline void mont_mul_{field}(Limbs<{n}>& out, const Limbs<{n}>& a, const Limbs<{n}>& b) {{")
@@ -765,13 +771,9 @@ def gen_mul2_inline(field, n, qafter, cross, neg=False, nprod=2, final_sub=True)
             reduce_row(field, n, u, qreg, mlist, alist, swap_top=True)
             u = u[1:] + u[:1]
         merge(f, field, mlist, alist, pairs, qreg)
-        res = [qreg, *pairs[0], *pairs[1], u[n]][:n]
-        if final_sub:
-            inline_final_sub(f, field, n, u, res)
-            rng = "mod m"
-        else:
-            res = u[:n]  # (S + Qm)/R < 2m: the redundant form (gen_mul_inline)
-            rng = "in [0, 2m)"
+        # without final_sub, (S + Qm)/R < 2m: the redundant form (gen_mul_inline)
+        res = result_words(f, field, n, u, [qreg, *pairs[0], *pairs[1], u[n]][:n], final_sub)
+        rng = "mod m" if final_sub else "in [0, 2m)"
         if nprod == 2:
             name = f"mont_mul2{'x' if cross else ('n' if neg else '')}_{field}"
             what = "x_lo*y_hi + x_hi*y_lo" if cross else ("x_lo*y_lo - x_hi*y_hi" if neg else "x_lo*y_lo + x_hi*y_hi")
@@ -827,13 +829,9 @@ def gen_sqr_inline(field, n, qafter, final_sub=True):
         # rdx = a_0; v0 is free after that (the junk register)
         u, qreg, pairs, spare = sqr_sym_schedule(f, field, n, pool, V[0], V[0], load_a,
                                                  lambda t: f"({t},{t})", AW, DW, SW, qafter)
-        res = [qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else [])][:n]
-        if final_sub:
-            inline_final_sub(f, field, n, u, res)
-            doc = "out = a^2/R mod m, in [0, m)"
-        else:
-            res = u[:n]
-            doc = "out ≡ a^2/R (mod m), in [0, 2m)"
+        res = result_words(f, field, n, u, [qreg, *pairs[0], *pairs[1], u[n], *([spare] if spare else [])][:n],
+                           final_sub)
+        doc = "out = a^2/R mod m, in [0, m)" if final_sub else "out ≡ a^2/R (mod m), in [0, 2m)"
         L = []
         L.append(f"// {field} squaring: {doc}, input < 2m; the symmetric schedule of")
         L.append(f"// snarkpipe_mont_sqr_{field} (N(N+1)/2 products instead of N^2) inside the caller.")
