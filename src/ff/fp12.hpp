@@ -83,6 +83,7 @@ struct Fp12 {
         : g2(a.reduce()), g3(b.reduce()), g4(c.reduce()), g5(d.reduce()) {}
     struct AlreadyReduced {};
     Compressed(AlreadyReduced, const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d) : g2(a), g3(b), g4(c), g5(d) {}
+    friend bool operator==(const Compressed&, const Compressed&) = default;
   };
   Compressed compress() const { return {c1.c0, c0.c2, c0.c1, c1.c2}; }
   static Compressed compressed_square(const Compressed& g);

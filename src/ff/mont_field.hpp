@@ -157,9 +157,10 @@ class MontField {
   constexpr MontField reduce() const { return from_montgomery(reduced(v_)); }
   constexpr bool is_reduced() const { return compare(v_, MODULUS) < 0; }
 
+  // v·R^-1 for v < 2p is at most p (p only for v ≡ 0), so one reduction of the product serves.
   constexpr Repr to_repr() const {
     Repr r{};
-    mul_raw(r, reduced(v_), ff::from_u64<N>(1));
+    mul_raw(r, v_, ff::from_u64<N>(1));
     return reduced(r);
   }
 

@@ -690,7 +690,7 @@ TEST(Fp12, CompressedSquareAgainstGrangerScott) {
       c = Fp12::compressed_square(c);
       x = x.cyclotomic_square();
       const Fp12::Compressed xc = x.compress();
-      ASSERT_TRUE(c.g2 == xc.g2 && c.g3 == xc.g3 && c.g4 == xc.g4 && c.g5 == xc.g5) << "k=" << k;
+      ASSERT_TRUE(c == xc) << "k=" << k;
       if (k % 7 == 0 || k == 40) {
         saved.push_back(c);
         expected.push_back(x);
@@ -929,7 +929,7 @@ TEST(Fp12, CompressedFromUnreducedComponents) {
       ASSERT_TRUE(c->c0.is_reduced() && c->c1.is_reduced());
     const Fp12::Compressed a = Fp12::compressed_square(built), b = Fp12::compressed_square(g.compress());
     const Fp12::Compressed want = (g * g).compress();
-    ASSERT_TRUE(a.g2 == want.g2 && a.g3 == want.g3 && a.g4 == want.g4 && a.g5 == want.g5) << i;
-    ASSERT_TRUE(b.g2 == want.g2 && b.g3 == want.g3 && b.g4 == want.g4 && b.g5 == want.g5) << i;
+    ASSERT_TRUE(a == want) << i;
+    ASSERT_TRUE(b == want) << i;
   }
 }
