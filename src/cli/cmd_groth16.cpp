@@ -441,6 +441,53 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                     }});
   }
 
+  // export-circuit
+  {
+    auto spec = std::make_shared<CircuitSpec>();
+    auto cache = std::make_shared<CacheOptions>();
+    auto r1cs_out = std::make_shared<std::string>();
+    auto wtns_out = std::make_shared<std::string>();
+    auto public_out = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("export-circuit",
+                                 "Write a built-in circuit as a recorded circuit (.snkr1cs) and a witness as circom .wtns");
+    c->footer(
+        "For other tools and for callers of the Filecoin ABI (libsnarkpipe_supraseal / _cuzk) that evaluate a\n"
+        "circuit themselves: the .snkr1cs layout is documented in src/circuit/r1cs_file.hpp (rows include one\n"
+        "`input * 0 = 0` constraint per input, as bellperson adds); the .wtns holds z = (ONE, inputs, aux), circom's\n"
+        "layout. The witness comes from --seed; the key for the circuit from `snarkpipe setup` with the same options.\n"
+        "Example: snarkpipe export-circuit --circuit merkle-sha256 --depth 1 --r1cs m1.snkr1cs --wtns m1.wtns --public m1.json");
+    add_circuit_options(c, *spec);
+    add_cache_options(c, *cache);
+    c->add_option("--r1cs", *r1cs_out, "Where to write the recorded circuit (.snkr1cs)");
+    c->add_option("--wtns", *wtns_out, "Where to write the witness (.wtns)");
+    c->add_option("--public", *public_out, "Where to write the public inputs (JSON array of decimal strings)");
+    cmds.push_back({c, [=] {
+                      if (r1cs_out->empty() && wtns_out->empty() && public_out->empty())
+                        throw std::invalid_argument("nothing to write: give --r1cs, --wtns and/or --public");
+                      const CircuitInstance ci = make_circuit(*spec);
+                      if (!r1cs_out->empty()) {
+                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
+                        circuit::write_r1cs(*r1cs_out, rc.r1cs);
+                        print_r1cs_shape(rc.r1cs);
+                        std::printf("wrote %s\n", r1cs_out->c_str());
+                      }
+                      if (!wtns_out->empty() || !public_out->empty()) {
+                        const groth16::Witness w = synthesize_witness(*ci.proving);
+                        if (!wtns_out->empty()) {
+                          std::vector<ff::Fr> z(w.inputs);
+                          z.insert(z.end(), w.aux.begin(), w.aux.end());
+                          circom::write_wtns(*wtns_out, z);
+                          std::printf("wrote %s (%zu values)\n", wtns_out->c_str(), z.size());
+                        }
+                        if (!public_out->empty()) {
+                          write_public_json(*public_out, std::span(w.inputs).subspan(1));
+                          std::printf("wrote %s\n", public_out->c_str());
+                        }
+                      }
+                      return 0;
+                    }});
+  }
+
   // test-ptau
   {
     auto power = std::make_shared<unsigned>(12);

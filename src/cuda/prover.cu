@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <tbb/parallel_for.h>
@@ -101,6 +102,26 @@ __global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64
   else
     x = ((ones[w] >> b) & 1) ? fr_t::one() : fr_t::zero();
   x.store(&z_aux[j]);
+}
+
+// counts[w] = the set bits of density word w.
+__global__ void popcount_kernel(const uint64_t* __restrict__ words, std::size_t n, uint32_t* __restrict__ counts) {
+  const std::size_t w = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (w < n) counts[w] = __popcll(words[w]);
+}
+
+// The z index (first_column + bit) of every set bit of a density bitmap, in bit order, from
+// each word's place among them (offsets: the exclusive prefix sum of the words' counts).
+__global__ void expand_density_kernel(const uint64_t* __restrict__ words, const uint32_t* __restrict__ offsets,
+                                      std::size_t n, uint32_t first_column, uint32_t* __restrict__ out) {
+  const std::size_t w = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (w >= n) return;
+  uint64_t x = words[w];
+  uint32_t* o = out + offsets[w];
+  while (x) {
+    *o++ = first_column + uint32_t(w * 64 + __ffsll(x) - 1);
+    x &= x - 1;
+  }
 }
 
 // Host → device. From page-locked memory (cuda::pinned_memory, a packed witness kept where
@@ -299,6 +320,49 @@ struct CudaBackend::Impl {
     up.copy(d.col.data(), m.col.data(), m.col.size() * sizeof(uint32_t));
     up.copy(d.code.data(), coded.codes.data(), coded.codes.size() * sizeof(uint32_t));
     up.copy(d.others.data(), coded.others.data(), coded.others.size() * sizeof(Fr));  // staged: `coded` may go
+    return d;
+  }
+
+  // Appends to `out` (at `at`) the z indices first_column + i of the set bits of a density.
+  void expand_density(const msm::DensityView& d, uint32_t first_column, uint32_t* out, Uploader& up) {
+    const std::size_t words = d.words.size();
+    if (words == 0) return;
+    DeviceBuffer dw = pool.acquire(words * 8), counts = pool.acquire(words * 4), offsets = pool.acquire(words * 4);
+    up.copy(dw.data(), d.words.data(), words * 8);
+    popcount_kernel<<<blocks_for(words, 256), 256, 0, stream>>>(dw.as<uint64_t>(), words, counts.as<uint32_t>());
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    std::size_t temp_bytes = 0;
+    SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.as<uint32_t>(),
+                                                       offsets.as<uint32_t>(), int64_t(words), stream));
+    DeviceBuffer temp = pool.acquire(temp_bytes);
+    SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, counts.as<uint32_t>(),
+                                                       offsets.as<uint32_t>(), int64_t(words), stream));
+    expand_density_kernel<<<blocks_for(words, 256), 256, 0, stream>>>(dw.as<uint64_t>(), offsets.as<uint32_t>(),
+                                                                      words, first_column, out);
+    SNARKPIPE_CUDA_CHECK_LAUNCH();
+    // The buffers go back to the pool once the stream has used them (start() synchronizes
+    // before it returns, and nothing else runs on this backend meanwhile).
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  // The A and B queries' z indices of an evaluated assignment, from its densities (no CSR).
+  DeviceCircuit evaluated_queries(const groth16::EvaluatedAssignment& ea) {
+    DeviceCircuit d;
+    const std::size_t nin = ea.inputs.size();
+    d.n_a = nin + ea.a_aux.count();
+    std::vector<uint32_t> b_inputs;
+    for (std::size_t i = 0; i < nin; ++i)
+      if (ea.b_input.test(i)) b_inputs.push_back(uint32_t(i));
+    d.n_b = b_inputs.size() + ea.b_aux.count();
+    d.a_cols = pool.acquire(std::max<std::size_t>(d.n_a, 1) * sizeof(uint32_t));
+    d.b_cols = pool.acquire(std::max<std::size_t>(d.n_b, 1) * sizeof(uint32_t));
+    std::vector<uint32_t> a_inputs(nin);
+    for (std::size_t i = 0; i < nin; ++i) a_inputs[i] = uint32_t(i);
+    Uploader& up = *uploader;
+    up.copy(d.a_cols.data(), a_inputs.data(), nin * 4);
+    up.copy(d.b_cols.data(), b_inputs.data(), b_inputs.size() * 4);
+    expand_density(ea.a_aux, uint32_t(nin), d.a_cols.as<uint32_t>() + nin, up);
+    expand_density(ea.b_aux, uint32_t(nin), d.b_cols.as<uint32_t>() + b_inputs.size(), up);
     return d;
   }
 
@@ -514,29 +578,53 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, cons
   return device_bytes_needed(pk, r1cs, residency, host_piece_points, circuit_bytes(r1cs));
 }
 
-std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
-                                             SrsResidency residency, std::size_t host_piece_points,
-                                             std::size_t circuit) {
-  const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
+namespace {
+
+// The device memory one proof needs, from its sizes: circuit is the resident circuit's bytes
+// (0 for an evaluated assignment, whose a, b, c cross the bus into the same three vectors).
+std::size_t proof_device_bytes(const groth16::ProvingKey& pk, std::size_t num_constraints, std::size_t num_columns,
+                               std::size_t num_aux, SrsResidency residency, std::size_t host_piece_points,
+                               std::size_t circuit) {
+  const std::size_t m = poly::EvaluationDomain::for_size(num_constraints).m();
   const std::size_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
   const std::size_t piece_points = host_piece_points ? host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS;
   std::size_t bytes = residency == SrsResidency::host
                           ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
-                          : key_bytes(pk);
+                          : CudaBackend::key_bytes(pk);
   bytes += circuit;
   bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
-  bytes += r1cs.num_columns() * 32;                                   // z
+  bytes += num_columns * 32;                                          // z
   bytes += 3 * m * 32;                                                // a, b, c
   bytes += 3 * m * 32;                                                // NTT scratch, twiddles (both ways)
   bytes += h_msm_temp_bytes(m);  // the largest G1 MSM (H)
   if (residency == SrsResidency::vram)  // L, A and B beside it, from their own pool
-    bytes += tail_temp_bytes(std::max({r1cs.num_aux, pk.a.size(), pk.b_g1.size()}));
+    bytes += tail_temp_bytes(std::max({num_aux, pk.a.size(), pk.b_g1.size()}));
   return bytes;
+}
+
+}  // namespace
+
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+                                             SrsResidency residency, std::size_t host_piece_points,
+                                             std::size_t circuit) {
+  return proof_device_bytes(pk, r1cs.num_constraints, r1cs.num_columns(), r1cs.num_aux, residency, host_piece_points,
+                            circuit);
+}
+
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& ea,
+                                             SrsResidency residency, std::size_t host_piece_points) {
+  return proof_device_bytes(pk, ea.num_constraints(), ea.inputs.size() + ea.aux.size(), ea.aux.size(), residency,
+                            host_piece_points, 0);
 }
 
 ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& w,
                               groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
-  return start_common(pk, r1cs, &w, nullptr, timings, progress, std::chrono::steady_clock::now());
+  return start_common(pk, &r1cs, &w, nullptr, nullptr, timings, progress, std::chrono::steady_clock::now());
+}
+
+ProofParts CudaBackend::start_evaluated(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& ea,
+                                        groth16::ProverTimings* timings, const groth16::ProverProgress& progress) {
+  return start_common(pk, nullptr, nullptr, nullptr, &ea, timings, progress, std::chrono::steady_clock::now());
 }
 
 ProofParts CudaBackend::start_packed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
@@ -547,11 +635,12 @@ ProofParts CudaBackend::start_packed(const groth16::ProvingKey& pk, const circui
   if (w.general.size() != words || w.ones.size() != words || w.rank.size() != words)
     throw groth16::ProverError("the packed witness's bitmaps do not match its " + std::to_string(w.num_aux) +
                                " aux values");
-  return start_common(pk, r1cs, nullptr, &w, timings, progress, entered);
+  return start_common(pk, &r1cs, nullptr, &w, nullptr, timings, progress, entered);
 }
 
-ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circuit::R1cs* r1cs,
                                      const groth16::Witness* full, const groth16::PackedWitness* packed,
+                                     const groth16::EvaluatedAssignment* evaluated,
                                      groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
                                      std::chrono::steady_clock::time_point entered) {
   Impl& m = *impl_;
@@ -563,15 +652,17 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   const auto wall0 = entered;
   // The shapes, with the query sizes of the circuit's device copy when it has one (counted
   // once at upload from the same densities) instead of recounting them every proof.
-  {
-    const auto cached = m.circuits.find(&r1cs);
+  if (evaluated) {
+    groth16::check_shapes(pk, *evaluated);
+  } else {
+    const auto cached = m.circuits.find(r1cs);
     const groth16::QuerySizes sizes = cached != m.circuits.end()
                                           ? groth16::QuerySizes{cached->second.n_a, cached->second.n_b}
-                                          : groth16::query_sizes(r1cs);
+                                          : groth16::query_sizes(*r1cs);
     if (full)
-      groth16::check_shapes(pk, r1cs, full->inputs, full->aux.size(), sizes);
+      groth16::check_shapes(pk, *r1cs, full->inputs, full->aux.size(), sizes);
     else
-      groth16::check_shapes(pk, r1cs, packed->inputs, packed->num_aux, sizes);
+      groth16::check_shapes(pk, *r1cs, packed->inputs, packed->num_aux, sizes);
   }
   m.phases.host_checks = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - entered).count();
   // Sets phases.host_after when start returns, after the buffers below are given back.
@@ -585,20 +676,24 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
 
   // First use of this key or circuit: plan the device memory (once; not on the hot path).
   SrsResidency residency = m.keys.count(&pk) ? m.keys.at(&pk).residency : m.options.residency;
-  if (!m.keys.count(&pk) || !m.circuits.count(&r1cs)) {
+  if (!m.keys.count(&pk) || (r1cs && !m.circuits.count(r1cs))) {
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t room = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
-    const std::size_t piece = m.options.host_piece_points, circuit = circuit_bytes(r1cs);
+    const std::size_t piece = m.options.host_piece_points, circuit = r1cs ? circuit_bytes(*r1cs) : 0;
+    auto needed = [&](SrsResidency r, std::size_t piece_points) {
+      return r1cs ? device_bytes_needed(pk, *r1cs, r, piece_points, circuit)
+                  : device_bytes_needed(pk, *evaluated, r, piece_points);
+    };
     const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
     std::string why;
     if (residency == SrsResidency::automatic) {
-      const std::size_t vram_need = device_bytes_needed(pk, r1cs, SrsResidency::vram, 0, circuit);
+      const std::size_t vram_need = needed(SrsResidency::vram, 0);
       residency = vram_need <= room ? SrsResidency::vram : SrsResidency::host;
       why = residency == SrsResidency::vram ? " (auto: it fits)"
                                             : " (auto: the key in GPU memory would need " + mib(vram_need) + ")";
     }
-    const std::size_t need = device_bytes_needed(pk, r1cs, residency, piece, circuit);
+    const std::size_t need = needed(residency, piece);
     m.memory_plan = std::string(residency == SrsResidency::vram ? "key in GPU memory" : "key in host memory") + why +
                     ": about " + mib(need) + " planned of " + mib(room) + " free on " + m.device_name;
     if (need > room)
@@ -610,28 +705,35 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
                                                          : " (use the CPU backend or a larger device)"));
   }
   m.used = residency;
-  phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
-  DeviceCircuit& dc = m.circuit_for(r1cs);
+  if (!m.keys.count(&pk) || (r1cs && !m.circuits.count(r1cs)))
+    phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
+  // An evaluated assignment brings no circuit: its queries' z indices are expanded per proof.
+  std::optional<DeviceCircuit> evaluated_circuit;
+  if (evaluated) evaluated_circuit = m.evaluated_queries(*evaluated);
+  DeviceCircuit& dc = evaluated ? *evaluated_circuit : m.circuit_for(*r1cs);
   DeviceKey& dk = m.key_for(pk, residency);
   const bool host = dk.residency == SrsResidency::host;
 
-  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
-  const std::size_t n = domain.m(), rows = r1cs.num_constraints, nin = r1cs.num_inputs, naux = r1cs.num_aux;
+  const std::size_t rows = evaluated ? evaluated->num_constraints() : r1cs->num_constraints;
+  const std::size_t nin = evaluated ? evaluated->inputs.size() : r1cs->num_inputs;
+  const std::size_t naux = evaluated ? evaluated->aux.size() : r1cs->num_aux;
+  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(rows);
+  const std::size_t n = domain.m();
   const unsigned log_m = domain.log_m();
   GpuNtt& ntt = m.ntt_for(log_m);
   cudaStream_t st = m.stream;
   auto mark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.marks[i], st)); };
 
-  phase("a,b,c + H (NTT)");
+  phase(evaluated ? "upload a,b,c + H (NTT)" : "a,b,c + H (NTT)");
   mark(0);
   const auto queued0 = std::chrono::steady_clock::now();
-  DeviceBuffer z = m.pool.acquire(r1cs.num_columns() * sizeof(Fr));
+  DeviceBuffer z = m.pool.acquire((nin + naux) * sizeof(Fr));
   DeviceBuffer packed_parts[4];
   {
     Uploader& up = *m.uploader;
-    if (full) {
-      up.copy(z.data(), full->inputs.data(), nin * sizeof(Fr));
-      up.copy(z.as<Fr>() + nin, full->aux.data(), naux * sizeof(Fr));
+    if (full || evaluated) {
+      up.copy(z.data(), full ? full->inputs.data() : evaluated->inputs.data(), nin * sizeof(Fr));
+      up.copy(z.as<Fr>() + nin, full ? full->aux.data() : evaluated->aux.data(), naux * sizeof(Fr));
     } else {
       // Bits and the general values cross the bus (~1/10 of the full witness); the device
       // writes the aux values into z.
@@ -723,8 +825,15 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
 
   DeviceBuffer abc[3] = {m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr))};
   const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
+  const std::span<const Fr> given[3] = {evaluated ? evaluated->a : std::span<const Fr>(),
+                                        evaluated ? evaluated->b : std::span<const Fr>(),
+                                        evaluated ? evaluated->c : std::span<const Fr>()};
   for (int k = 0; k < 3; ++k) {
     SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(abc[k].as<Fr>() + rows, 0, (n - rows) * sizeof(Fr), st));
+    if (evaluated) {
+      m.uploader->copy(abc[k].data(), given[k].data(), rows * sizeof(Fr));
+      continue;
+    }
     spmv_kernel<<<blocks_for(rows, 256), 256, 0, st>>>(
         mats[k]->row_ptr.as<uint64_t>(), mats[k]->col.as<uint32_t>(), mats[k]->code.as<uint32_t>(),
         mats[k]->others.as<fr_t>(), m.pow2.as<fr_t>(), z.as<fr_t>(), rows, abc[k].as<fr_t>());

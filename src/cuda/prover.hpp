@@ -73,6 +73,11 @@ class CudaBackend final : public groth16::ProverBackend {
                                    const groth16::PackedWitness& witness, groth16::ProverTimings* timings = nullptr,
                                    const groth16::ProverProgress& progress = {}) override;
   bool takes_packed() const override { return true; }
+  // a, b, c cross the bus instead of being computed from a resident circuit; the A and B
+  // queries' scalar positions are expanded from the densities on the device.
+  groth16::ProofParts start_evaluated(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& assignment,
+                                      groth16::ProverTimings* timings = nullptr,
+                                      const groth16::ProverProgress& progress = {}) override;
   // Page-locked host memory (cuda::pinned_memory): a packed witness kept there crosses the bus
   // at its full rate, with no staging copy on the host's cores.
   std::pmr::memory_resource* witness_memory() const override;
@@ -89,6 +94,9 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                          SrsResidency residency, std::size_t host_piece_points,
                                          std::size_t circuit);
+  // The same for an evaluated assignment (no resident circuit; a, b, c cross the bus).
+  static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& assignment,
+                                         SrsResidency residency, std::size_t host_piece_points = 0);
   // What a resident key (vram residency) and a resident circuit (CSR) take on the device.
   static std::size_t key_bytes(const groth16::ProvingKey& pk);
   static std::size_t circuit_bytes(const circuit::R1cs& r1cs);
@@ -100,8 +108,10 @@ class CudaBackend final : public groth16::ProverBackend {
   const CudaProverPhases& last_phases() const;
 
  private:
-  groth16::ProofParts start_common(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
+  // One of full, packed (with r1cs) or evaluated (r1cs null) is given.
+  groth16::ProofParts start_common(const groth16::ProvingKey& pk, const circuit::R1cs* r1cs,
                                    const groth16::Witness* full, const groth16::PackedWitness* packed,
+                                   const groth16::EvaluatedAssignment* evaluated,
                                    groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
                                    std::chrono::steady_clock::time_point entered);
   struct Impl;

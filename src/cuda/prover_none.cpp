@@ -34,8 +34,13 @@ groth16::ProofParts CudaBackend::start_packed(const groth16::ProvingKey&, const 
                                               const groth16::ProverProgress&) {
   return {};
 }
-groth16::ProofParts CudaBackend::start_common(const groth16::ProvingKey&, const circuit::R1cs&, const groth16::Witness*,
-                                              const groth16::PackedWitness*, groth16::ProverTimings*,
+groth16::ProofParts CudaBackend::start_evaluated(const groth16::ProvingKey&, const groth16::EvaluatedAssignment&,
+                                                 groth16::ProverTimings*, const groth16::ProverProgress&) {
+  return {};
+}
+groth16::ProofParts CudaBackend::start_common(const groth16::ProvingKey&, const circuit::R1cs*, const groth16::Witness*,
+                                              const groth16::PackedWitness*, const groth16::EvaluatedAssignment*,
+                                              groth16::ProverTimings*,
                                               const groth16::ProverProgress&, std::chrono::steady_clock::time_point) {
   return {};
 }
@@ -48,6 +53,10 @@ std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const c
 }
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const circuit::R1cs&, SrsResidency,
                                              std::size_t, std::size_t) {
+  return 0;
+}
+std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey&, const groth16::EvaluatedAssignment&,
+                                             SrsResidency, std::size_t) {
   return 0;
 }
 SrsResidency CudaBackend::residency_used() const { return SrsResidency::vram; }

@@ -29,6 +29,12 @@ class ProverBackend {
     return start(pk, r1cs, unpack_witness(witness), timings, progress);
   }
   virtual bool takes_packed() const { return false; }
+  // The same from an assignment whose constraint evaluations the caller computed (bellperson's,
+  // through supraseal-c2's ABI): no recorded circuit. The default proves on the CPU.
+  virtual ProofParts start_evaluated(const ProvingKey& pk, const EvaluatedAssignment& assignment,
+                                     ProverTimings* timings = nullptr, const ProverProgress& progress = {}) {
+    return compute_proof_parts(pk, assignment, timings, progress);
+  }
   // Where packed witnesses for this backend are best kept (PackedWitness's constructor): host
   // memory a device can copy from without staging, for a GPU backend.
   virtual std::pmr::memory_resource* witness_memory() const { return std::pmr::get_default_resource(); }

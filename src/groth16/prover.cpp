@@ -1,5 +1,7 @@
 #include "groth16/prover.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <tbb/parallel_for.h>
 
@@ -40,14 +42,19 @@ double ms_since(Clock::time_point t0) {
 
 std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, ProverTimings* timings) {
   auto t0 = Clock::now();
-  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(r1cs.num_constraints);
-  const std::size_t m = domain.m();
-  std::vector<Fr> a(m), b(m), c(m);
-  const std::size_t n = r1cs.num_constraints;
+  const std::size_t n = r1cs.num_constraints, m = poly::EvaluationDomain::for_size(n).m();
+  std::vector<Fr> a(m), b(m), c(m);  // zero-padded to the domain
   circuit::evaluate_into(r1cs, witness.inputs, witness.aux, std::span(a).first(n), std::span(b).first(n),
                          std::span(c).first(n));
   if (timings) timings->abc_ms = ms_since(t0);
-  t0 = Clock::now();
+  return compute_h(std::move(a), std::move(b), std::move(c), timings);
+}
+
+std::vector<Fr> compute_h(std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c, ProverTimings* timings) {
+  auto t0 = Clock::now();
+  const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(a.size());
+  const std::size_t m = domain.m();
+  for (auto* v : {&a, &b, &c}) v->resize(m);
   using poly::Order;
   // h = (a·b − c)/Z. On the coset 7·H, Z is the constant z = 7^m − 1, so h's coefficients are
   // icoset_ntt(â·b̂ − ĉ)/z with x̂ the coset evaluations of x; icoset_ntt is linear and undoes
@@ -109,21 +116,14 @@ void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<con
          n(sizes.b));
 }
 
-ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w,
-                               ProverTimings* timings, const ProverProgress& progress) {
-  auto phase = [&](std::string_view p) {
-    if (progress) progress(p);
-  };
-  check_shapes(pk, r1cs, w);
-  ProverTimings t;
-  const auto start = Clock::now();
-  ProofParts parts;
+namespace {
 
-  phase("a,b,c + H (NTT)");
-  const std::vector<Fr> h = compute_h(r1cs, w, &t);
-
-  const std::size_t nin = r1cs.num_inputs;
-  const std::size_t nb_in = r1cs.b_input_density.count();
+// The five MSMs of a proof whose H scalars are known, into parts (timed into t).
+void msm_parts(const ProvingKey& pk, std::span<const Fr> h, std::span<const Fr> inputs, std::span<const Fr> aux,
+               msm::DensityView a_aux, msm::DensityView b_input, msm::DensityView b_aux, ProofParts& parts,
+               ProverTimings& t, const std::function<void(std::string_view)>& phase) {
+  const std::size_t nin = inputs.size();
+  const std::size_t nb_in = b_input.count();
   const std::span<const ec::G1Affine> a_q(pk.a), b1_q(pk.b_g1);
   const std::span<const ec::G2Affine> b2_q(pk.b_g2);
 
@@ -134,30 +134,110 @@ ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, 
 
   phase("L MSM");
   t0 = Clock::now();
-  const std::vector<std::uint64_t> every_aux = all_ones(w.aux.size());
-  parts.l = msm::msm_split<ec::G1Curve>(pk.l, w.aux, msm::DensityView(every_aux, w.aux.size()));
+  const std::vector<std::uint64_t> every_aux = all_ones(aux.size());
+  parts.l = msm::msm_split<ec::G1Curve>(pk.l, aux, msm::DensityView(every_aux, aux.size()));
   t.l_msm_ms = ms_since(t0);
 
   phase("A MSM");
   t0 = Clock::now();
-  parts.a = msm::msm<ec::G1Curve>(a_q.first(nin), w.inputs) +
-            msm::msm_split<ec::G1Curve>(a_q.subspan(nin), w.aux, r1cs.a_aux_density);
+  parts.a = msm::msm<ec::G1Curve>(a_q.first(nin), inputs) + msm::msm_split<ec::G1Curve>(a_q.subspan(nin), aux, a_aux);
   t.a_msm_ms = ms_since(t0);
 
   phase("B MSM (G1)");
   t0 = Clock::now();
-  parts.b_g1 = msm::msm_with_density<ec::G1Curve>(b1_q.first(nb_in), w.inputs, r1cs.b_input_density) +
-               msm::msm_split<ec::G1Curve>(b1_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  parts.b_g1 = msm::msm_with_density<ec::G1Curve>(b1_q.first(nb_in), inputs, b_input) +
+               msm::msm_split<ec::G1Curve>(b1_q.subspan(nb_in), aux, b_aux);
   t.b_g1_msm_ms = ms_since(t0);
 
   phase("B MSM (G2)");
   t0 = Clock::now();
-  parts.b_g2 = msm::msm_with_density<ec::G2Curve>(b2_q.first(nb_in), w.inputs, r1cs.b_input_density) +
-               msm::msm_split<ec::G2Curve>(b2_q.subspan(nb_in), w.aux, r1cs.b_aux_density);
+  parts.b_g2 = msm::msm_with_density<ec::G2Curve>(b2_q.first(nb_in), inputs, b_input) +
+               msm::msm_split<ec::G2Curve>(b2_q.subspan(nb_in), aux, b_aux);
   t.b_g2_msm_ms = ms_since(t0);
+}
+
+}  // namespace
+
+ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& w,
+                               ProverTimings* timings, const ProverProgress& progress) {
+  auto phase = [&](std::string_view p) {
+    if (progress) progress(p);
+  };
+  check_shapes(pk, r1cs, w);
+  ProverTimings t;
+  const auto start = Clock::now();
+  ProofParts parts;
+  phase("a,b,c + H (NTT)");
+  const std::vector<Fr> h = compute_h(r1cs, w, &t);
+  msm_parts(pk, h, w.inputs, w.aux, r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density, parts, t, phase);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
   return parts;
+}
+
+ProofParts compute_proof_parts(const ProvingKey& pk, const EvaluatedAssignment& ea, ProverTimings* timings,
+                               const ProverProgress& progress) {
+  auto phase = [&](std::string_view p) {
+    if (progress) progress(p);
+  };
+  check_shapes(pk, ea);
+  ProverTimings t;
+  const auto start = Clock::now();
+  ProofParts parts;
+  phase("H (NTT)");
+  const std::vector<Fr> h = compute_h(std::vector<Fr>(ea.a.begin(), ea.a.end()), std::vector<Fr>(ea.b.begin(), ea.b.end()),
+                                      std::vector<Fr>(ea.c.begin(), ea.c.end()), &t);
+  msm_parts(pk, h, ea.inputs, ea.aux, ea.a_aux, ea.b_input, ea.b_aux, parts, t, phase);
+  t.total_ms = ms_since(start);
+  if (timings) *timings = t;
+  return parts;
+}
+
+void check_shapes(const ProvingKey& pk, const EvaluatedAssignment& ea) {
+  auto fail = [](const std::string& what) { throw ProverError(what); };
+  auto n = [](std::size_t x) { return std::to_string(x); };
+  if (ea.b.size() != ea.a.size() || ea.c.size() != ea.a.size())
+    fail("the a, b and c evaluations have " + n(ea.a.size()) + ", " + n(ea.b.size()) + " and " + n(ea.c.size()) +
+         " entries; they must be equally long");
+  if (ea.inputs.empty() || !ea.inputs[0].is_one()) fail("the first input must be the constant ONE");
+  if (pk.vk.ic.size() != ea.inputs.size())
+    fail("the key is for " + n(pk.vk.ic.size()) + " inputs (ONE included); the assignment has " + n(ea.inputs.size()));
+  if (pk.l.size() != ea.aux.size())
+    fail("the key has " + n(pk.l.size()) + " L points; the assignment has " + n(ea.aux.size()) + " aux values");
+  if (ea.a.size() < ea.inputs.size())
+    fail("the assignment has " + n(ea.a.size()) + " constraint evaluations, fewer than its " + n(ea.inputs.size()) +
+         " inputs (bellperson adds one constraint per input)");
+  const std::size_t m = poly::EvaluationDomain::for_size(ea.a.size()).m();
+  if (pk.h.size() + 1 != m)
+    fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; " + n(ea.a.size()) +
+         " constraint evaluations need " + n(m));
+  if (ea.a_aux.size != ea.aux.size() || ea.b_aux.size != ea.aux.size())
+    fail("the aux densities have " + n(ea.a_aux.size) + " (A) and " + n(ea.b_aux.size) + " (B) bits; there are " +
+         n(ea.aux.size()) + " aux values");
+  if (ea.b_input.size != ea.inputs.size())
+    fail("the B input density has " + n(ea.b_input.size) + " bits; there are " + n(ea.inputs.size()) + " inputs");
+  const std::size_t na = ea.inputs.size() + ea.a_aux.count(), nb = ea.b_input.count() + ea.b_aux.count();
+  if (pk.a.size() != na)
+    fail("the key's A query has " + n(pk.a.size()) + " points; the A density selects " + n(na));
+  if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
+    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the B densities select " +
+         n(nb));
+}
+
+std::optional<std::size_t> first_unsatisfied(const EvaluatedAssignment& ea) {
+  const std::size_t n = std::min({ea.a.size(), ea.b.size(), ea.c.size()});
+  std::atomic<std::size_t> first{n};
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const auto& r) {
+    for (std::size_t k = r.begin(); k < r.end() && k < first.load(std::memory_order_relaxed); ++k)
+      if (ea.a[k] * ea.b[k] != ea.c[k]) {
+        std::size_t cur = first.load();
+        while (k < cur && !first.compare_exchange_weak(cur, k)) {
+        }
+        break;
+      }
+  });
+  if (first.load() == n) return std::nullopt;
+  return first.load();
 }
 
 Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs) {

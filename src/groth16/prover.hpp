@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "ec/curves.hpp"
 #include "groth16/keys.hpp"
 #include "groth16/proof.hpp"
+#include "msm/density.hpp"
 
 namespace snarkpipe::groth16 {
 
@@ -28,6 +30,19 @@ namespace snarkpipe::groth16 {
 struct Witness {
   std::vector<Fr> inputs;
   std::vector<Fr> aux;
+};
+
+// A synthesized assignment with its constraint evaluations, as bellperson's ProvingAssignment
+// holds it and supraseal-c2's ABI passes it (src/ffi): no recorded circuit, only
+//   a, b, c   ⟨A_k,z⟩, ⟨B_k,z⟩, ⟨C_k,z⟩ for every constraint k (the input constraints included),
+//   inputs    ONE first, then the public inputs;  aux  the auxiliary values;
+//   a_aux     which aux variables have an A point; b_input / b_aux likewise for B.
+struct EvaluatedAssignment {
+  std::span<const Fr> a, b, c;
+  std::span<const Fr> inputs, aux;
+  msm::DensityView a_aux, b_input, b_aux;
+
+  std::size_t num_constraints() const { return a.size(); }
 };
 
 struct ProverRandomness {
@@ -77,9 +92,18 @@ QuerySizes query_sizes(const circuit::R1cs& r1cs);
 void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<const Fr> inputs, std::size_t num_aux,
                   const QuerySizes& sizes);
 
+// Throws ProverError when the assignment's parts disagree with each other or with the key.
+void check_shapes(const ProvingKey& pk, const EvaluatedAssignment& ea);
+// The first constraint k with a_k·b_k ≠ c_k (the witness does not satisfy it), if any.
+std::optional<std::size_t> first_unsatisfied(const EvaluatedAssignment& ea);
+
 // The CPU backend's start(): checks shapes, computes H and the five MSMs.
 ProofParts compute_proof_parts(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
                                ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+
+// The same from an evaluated assignment (no recorded circuit).
+ProofParts compute_proof_parts(const ProvingKey& pk, const EvaluatedAssignment& ea, ProverTimings* timings = nullptr,
+                               const ProverProgress& progress = {});
 
 // A = α + a + r·δ;  B = β + b_g2 + s·δ;  C = h + l + s·a + r·b_g1 + s·α + r·β₁ + r·s·δ.
 Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRandomness& rs);
@@ -92,5 +116,7 @@ Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witne
 // The H polynomial's coefficients 0..m-2 (exposed for tests and other backends); fills
 // timings->abc_ms and ntt_ms when given.
 std::vector<Fr> compute_h(const circuit::R1cs& r1cs, const Witness& witness, ProverTimings* timings = nullptr);
+// The same from the evaluations a, b, c (each zero-padded here to the domain), which it consumes.
+std::vector<Fr> compute_h(std::vector<Fr> a, std::vector<Fr> b, std::vector<Fr> c, ProverTimings* timings = nullptr);
 
 }  // namespace snarkpipe::groth16
