@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/bench_cpu.hpp"
+#include "cli/bench_abi.hpp"
 #include "cli/bench_prove.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -75,6 +76,33 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                       record["command"] = std::string("snarkpipe bench cpu") + (*quick ? " --quick" : "");
                       record["results"] = run_cpu_bench(*quick);
                       return emit(record, *json, *out);
+                    }});
+  }
+
+  {
+    auto opt = std::make_shared<AbiBenchOptions>();
+    auto json = std::make_shared<bool>(false);
+    auto out = std::make_shared<std::string>();
+    auto* c = bench->add_subcommand(
+        "abi", "Prove a synthetic PoRep-shape partition through the Filecoin ABI (libsnarkpipe_supraseal.so)");
+    c->footer(
+        "As bellperson calls supraseal-c2: create_SRS on a .params file, then generate_groth16_proofs_c with a/b/c and\n"
+        "the assignments in the caller's memory, pageable (a Rust Vec) and page-locked, one circuit per call and one\n"
+        "batched call. The environment variables SNARKPIPE_BACKEND (auto|cpu|cuda) and SNARKPIPE_SRS_RESIDENCY\n"
+        "(auto|vram|host) reach the library as they would in a Filecoin node.\n"
+        "Example: snarkpipe bench abi --scale 1 --params /data/porep-shape.params --runs 3 --batch 10 --json");
+    c->add_option("--scale", opt->scale, "Of the full PoRep partition shape (1, 1/4, 1/1024, ...)")->capture_default_str();
+    c->add_option("--params", opt->params, "The key file: read if it exists, else set up and written")->required();
+    c->add_option("--library", opt->library, "The library to load (default: the one built beside this program)");
+    c->add_option("--runs", opt->runs, "Timed calls per buffer kind")->capture_default_str();
+    c->add_option("--batch", opt->batch, "Circuits in the batched call (0: none)")->capture_default_str();
+    c->add_flag("--json", *json, "Print one JSON object");
+    c->add_option("-o,--out", *out, "Also write the JSON record to this file");
+    cmds.push_back({c, [=] {
+                      const std::string cmd = "snarkpipe bench abi --scale " + opt->scale + " --params " + opt->params +
+                                              " --runs " + std::to_string(opt->runs) + " --batch " +
+                                              std::to_string(opt->batch);
+                      return emit(run_abi_bench(*opt, cmd), *json, *out);
                     }});
   }
 

@@ -408,7 +408,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         groth16::ParamsReadOptions o;
                         o.check_subgroup = true;
                         vk = groth16::summarize_params_file(*vk_path).kind == groth16::ParamsSummary::Kind::Parameters
-                                 ? groth16::read_params(*vk_path).vk
+                                 ? groth16::read_params_vk(*vk_path, o)
                                  : groth16::read_vk(*vk_path, o);
                       }
                       circom::write_json_file(*out, circom::vk_to_json(vk));

@@ -31,4 +31,13 @@ std::string why_no_devices() {
   return n == 0 ? "the driver reports no devices" : "devices present";
 }
 
+std::size_t device_free_memory(int device) {
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return free_bytes;
+}
+
 }  // namespace snarkpipe::cuda

@@ -19,5 +19,8 @@ struct DeviceInfo {
 bool compiled_with_cuda();
 std::vector<DeviceInfo> list_devices();
 std::string why_no_devices();
+// The memory free on a device now (cudaMemGetInfo; 0 without the device). It makes the
+// device's context current: a query for reports, not for the steady state.
+std::size_t device_free_memory(int device);
 
 }  // namespace snarkpipe::cuda

@@ -363,7 +363,7 @@ std::unique_ptr<PendingProofs> prove_batch(const Assignment* provers, std::size_
                                            const fr_t* s_s, const SRS& srs, const DeviceChoice& device) {
   if (!srs.ptr)
     throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "the SRS is empty (create_SRS failed, or it was dropped)");
-  if (num_circuits == 0) throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "num_circuits is 0: nothing to prove");
+  if (num_circuits == 0) return std::make_unique<PendingProofs>();  // as supraseal: an empty batch proves nothing
   if (!provers || !r_s || !s_s)
     throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, std::string(!provers ? "provers" : !r_s ? "r_s" : "s_s") + " is null");
   const LoadedSrs& key = *static_cast<const LoadedSrs*>(srs.ptr);

@@ -33,7 +33,7 @@ typedef struct RustError {
 /* Error codes (cudaError_t's numbering is not used: these are the adapter's own). */
 enum {
   SNARKPIPE_ABI_OK = 0,
-  SNARKPIPE_ABI_INVALID_ARGUMENT = 1,  /* a null pointer, a zero or oversized batch, a bad gpu_index */
+  SNARKPIPE_ABI_INVALID_ARGUMENT = 1,  /* a null pointer, a bad gpu_index, a bad SNARKPIPE_* setting */
   SNARKPIPE_ABI_PARAMS_FILE = 2,       /* the .params file is missing, truncated or corrupt */
   SNARKPIPE_ABI_SHAPE_MISMATCH = 3,    /* the Assignment's sizes disagree with the key or with each other */
   SNARKPIPE_ABI_DENSITY_MISMATCH = 4,  /* the densities' popcounts disagree with their bits or the key */
@@ -114,7 +114,7 @@ void drop_SRS(SNARKPIPE_SRS_REF srs);
 void evict_SRS(SNARKPIPE_SRS_CREF srs);
 
 #ifndef SNARKPIPE_SUPRASEAL_CUZK
-/* Proves num_circuits (1..30) circuits under one key; proofs[i] with randomizers r_s[i], s_s[i]. */
+/* Proves num_circuits circuits (0: nothing) under one key, one after another on the device; proofs[i] with randomizers r_s[i], s_s[i]. */
 RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[],
                                     const fr_t s_s[], groth16_proof proofs[], SNARKPIPE_SRS_REF srs);
 #else

@@ -219,6 +219,12 @@ VerifyingKey read_vk(const std::string& path, const ParamsReadOptions& opts) {
   return vk;
 }
 
+VerifyingKey read_params_vk(const std::string& path, const ParamsReadOptions& opts) {
+  MappedFile f(path);
+  Reader r(f, opts);
+  return read_vk_from(r);
+}
+
 ProvingKey read_params(const std::string& path, const ParamsReadOptions& opts) {
   MappedFile f(path);
   Reader r(f, opts);

@@ -40,6 +40,9 @@ struct ParamsReadOptions {
 
 ProvingKey read_params(const std::string& path, const ParamsReadOptions& opts = {});
 VerifyingKey read_vk(const std::string& path, const ParamsReadOptions& opts = {});
+// The verifying key at the start of a .params file (or a whole .vk), without the queries: the
+// first 864 bytes + the IC vector (32,356 bytes of the 47 GB PoRep file).
+VerifyingKey read_params_vk(const std::string& path, const ParamsReadOptions& opts = {});
 void write_params(const std::string& path, const ProvingKey& pk);
 void write_vk(const std::string& path, const VerifyingKey& vk);
 

@@ -54,6 +54,38 @@ TEST(CudaProver, SameProofAsTheCpuBackend) {
   }
 }
 
+// An evaluated assignment (a, b, c from the caller, as through the Filecoin ABI): the same
+// proof as the CPU backend's from the recorded circuit, with the key in GPU and in host memory.
+TEST(CudaProver, EvaluatedAssignmentGivesTheCpuProof) {
+  SNARKPIPE_REQUIRE_GPU();
+  groth16::CpuBackend cpu;
+  const std::uint64_t seed = ::test_seed("CudaProver.Evaluated");
+  for (const auto residency : {cuda::SrsResidency::vram, cuda::SrsResidency::host}) {
+    cuda::CudaBackendOptions opt;
+    opt.residency = residency;
+    opt.host_piece_points = 1 << 12;  // several pieces in host residency
+    cuda::CudaBackend gpu(opt);
+    for (const auto& [constraints, inputs] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {3, 1}, {1000, 7}, {(1 << 14) + 5, 11}, {(1 << 16) - 20, 3}}) {
+      SCOPED_TRACE("constraints " + std::to_string(constraints) + (residency == cuda::SrsResidency::host ? " host" : " vram"));
+      const testing::RandomCircuit circuit(constraints, inputs, seed + constraints);
+      const circuit::R1cs r1cs = circuit.record();
+      const groth16::Witness w = circuit.witness();
+      const circuit::Evaluations abc = circuit::evaluate(r1cs, w.inputs, w.aux);
+      const groth16::ProvingKey pk = groth16::setup(r1cs);
+      const groth16::EvaluatedAssignment ea{abc.a, abc.b, abc.c, w.inputs, w.aux,
+                                            r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
+      for (int run = 0; run < 2; ++run) {
+        const ProverRandomness rs = ProverRandomness::random();
+        const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
+        EXPECT_EQ(gpu.finish(pk.vk, gpu.start_evaluated(pk, ea), rs).to_bytes(), want.to_bytes());
+        EXPECT_EQ(cpu.finish(pk.vk, cpu.start_evaluated(pk, ea), rs).to_bytes(), want.to_bytes());
+      }
+      gpu.release_key(pk);
+    }
+  }
+}
+
 // The L, A and B MSMs on a second stream beside the H chain (the default) or after it on one
 // stream: the same proof as the CPU backend either way, and the phases say which ran.
 TEST(CudaProver, SerialAndConcurrentMsmsGiveTheCpuProof) {
