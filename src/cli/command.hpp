@@ -21,5 +21,7 @@ std::vector<Command> register_workload_commands(CLI::App& app);   // cmd_workloa
 std::vector<Command> register_engine_commands(CLI::App& app);     // cmd_engine.cpp
 std::vector<Command> register_gpu_bench_commands(CLI::App& app);  // cmd_bench_gpu.cpp
 std::vector<Command> register_serve_commands(CLI::App& app);      // cmd_serve.cpp
+std::vector<Command> register_hash_commands(CLI::App& app);       // cmd_hash.cpp
+std::vector<Command> register_filecoin_commands(CLI::App& app);   // cmd_filecoin.cpp
 
 }  // namespace snarkpipe::cli

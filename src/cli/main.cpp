@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   std::vector<snarkpipe::cli::Command> commands = snarkpipe::cli::register_groth16_commands(app);
   for (auto* group : {snarkpipe::cli::register_bench_commands, snarkpipe::cli::register_gpu_bench_commands,
                       snarkpipe::cli::register_synthetic_commands, snarkpipe::cli::register_workload_commands,
-                      snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands})
+                      snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands,
+                      snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
   bool verbose = false;

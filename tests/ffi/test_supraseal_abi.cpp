@@ -71,12 +71,18 @@ struct Library {
   }
 };
 
+// The libraries of this build, or (SNARKPIPE_SUPRASEAL_LIB / SNARKPIPE_CUZK_LIB) copies
+// carried elsewhere, as on the GPU machine.
+const char* library_path(const char* variable, const char* built) {
+  const char* p = std::getenv(variable);
+  return p && *p ? p : built;
+}
 Library& upstream() {
-  static Library lib(SNARKPIPE_SUPRASEAL_LIB, false);
+  static Library lib(library_path("SNARKPIPE_SUPRASEAL_LIB", SNARKPIPE_SUPRASEAL_LIB), false);
   return lib;
 }
 Library& cuzk() {
-  static Library lib(SNARKPIPE_CUZK_LIB, true);
+  static Library lib(library_path("SNARKPIPE_CUZK_LIB", SNARKPIPE_CUZK_LIB), true);
   return lib;
 }
 
