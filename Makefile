@@ -9,7 +9,7 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
                 nlohmann-json3-dev libssl-dev libtomlplusplus-dev libcpp-httplib-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench install clean
 
 all: build
 
@@ -45,6 +45,12 @@ run: build
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# The Filecoin ABI's libraries, header and Rust crate (PREFIX/lib, include/snarkpipe,
+# share/snarkpipe/rust/supraseal-c2) and the program (PREFIX/bin).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 bench: build
 	@$(BUILD_DIR)/snarkpipe bench cpu --json

@@ -1,7 +1,9 @@
 // Links snarkpipe's shared library in place of supraseal-c2's compiled CUDA.
 //
 // SNARKPIPE_LIB_DIR names the directory holding libsnarkpipe_supraseal.so (or, with the
-// `cuzk` feature, libsnarkpipe_cuzk.so); without it, /usr/local/lib. The directory is also
+// `cuzk` feature, libsnarkpipe_cuzk.so); without it, the `lib` of the prefix this crate was
+// installed under (`cmake --install` puts it in PREFIX/share/snarkpipe/rust/supraseal-c2),
+// else /usr/local/lib. The directory is also
 // written as an rpath, so that this package's own binaries and tests find the library at run
 // time (cargo applies link-arg only to the package that emits it; dependents set their own
 // rpath, or LD_LIBRARY_PATH, or install the library where ld.so looks).
@@ -20,7 +22,7 @@ fn main() {
     };
     let dir = match env::var_os("SNARKPIPE_LIB_DIR") {
         Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => PathBuf::from("/usr/local/lib"),
+        _ => installed_lib_dir(lib).unwrap_or_else(|| PathBuf::from("/usr/local/lib")),
     };
 
     let file = dir.join(format!("lib{lib}.so"));
@@ -36,4 +38,12 @@ fn main() {
     println!("cargo:rustc-link-search=native={}", dir.display());
     println!("cargo:rustc-link-lib=dylib={lib}");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir.display());
+}
+
+// PREFIX/lib when this crate lies in PREFIX/share/snarkpipe/rust/supraseal-c2 beside the library.
+fn installed_lib_dir(lib: &str) -> Option<PathBuf> {
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR")?);
+    let prefix = manifest.ancestors().nth(4)?;
+    let dir = prefix.join("lib");
+    dir.join(format!("lib{lib}.so")).is_file().then_some(dir)
 }
