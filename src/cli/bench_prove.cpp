@@ -46,6 +46,8 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
 
   nlohmann::json rec = machine_info();
   rec["command"] = command;
+  // The GPU memory free when the run starts (another process may hold the rest: a ballast).
+  const std::size_t device_free = backend_name == "cuda" ? cuda::device_free_memory(0) : 0;
   say("synthetic partition: %s\n", shape.describe().c_str());
 
   auto t0 = Clock::now();
@@ -186,6 +188,8 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
   if (gpu) {
     res["srs_residency"] = cuda::to_string(gpu->residency_used());
     res["memory_plan"] = gpu->memory_plan();
+    res["memory_tier"] = gpu->memory_tier();
+    res["device_free_gib"] = double(device_free) / double(std::size_t(1) << 30);
     res["concurrent_msms"] = gpu->last_phases().concurrent;
   }
   rec["results"] = nlohmann::json::array({res});

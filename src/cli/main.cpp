@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/selftest.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/memory_plan.hpp"
 
 namespace {
 
@@ -63,9 +64,32 @@ int main(int argc, char** argv) {
                         std::printf("  CUDA support compiled in: %s\n", snarkpipe::cuda::compiled_with_cuda() ? "yes" : "no");
                         const auto devices = snarkpipe::cuda::list_devices();
                         if (devices.empty()) std::printf("  GPUs: none found (%s)\n", snarkpipe::cuda::why_no_devices().c_str());
-                        for (const auto& d : devices)
+                        // How a full PoRep partition would use each GPU's free memory (cuda/memory_plan.hpp).
+                        using namespace snarkpipe::cuda;
+                        const ProofShape porep = ProofShape::porep_partition();
+                        for (const auto& d : devices) {
                           std::printf("  GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs\n", d.index, d.name.c_str(),
                                       double(d.total_memory) / (1ull << 30), d.major, d.minor, d.sm_count);
+                          PlanRequest r;
+                          r.shape = porep;
+                          r.device_free = device_free_memory(d.index);
+                          r.device_name = "GPU " + std::to_string(d.index);
+                          try {
+                            std::printf("  a full PoRep partition on GPU %d: %s", d.index,
+                                        plan_device_memory(r).describe().c_str());
+                          } catch (const MemoryPlanError& e) {
+                            std::printf("  a full PoRep partition on GPU %d: refused: %s\n", d.index, e.what());
+                          }
+                        }
+                        std::printf("  device memory a full PoRep partition needs, by tier:");
+                        for (const MemoryTier t : {MemoryTier::resident, MemoryTier::key_streamed, MemoryTier::abc_on_host})
+                          std::printf(" %d (%s) %s;", int(t), to_string(t),
+                                      format_gib(plan_for_tier(porep, t, t == MemoryTier::resident ? 0 : std::size_t(1) << 20)
+                                                     .device_bytes)
+                                          .c_str());
+                        std::printf(" 4 (bounded H, not in this version) about %s\n",
+                                    format_gib(plan_for_tier(porep, MemoryTier::bounded_h, std::size_t(1) << 20).device_bytes)
+                                        .c_str());
                         return 0;
                       }});
 

@@ -34,6 +34,22 @@ namespace snarkpipe::cuda {
 // precompute keeps).
 inline unsigned windows_for(unsigned window_bits) { return (256 + window_bits - 1) / window_bits; }
 
+// The widest window GpuMsm takes, and the cost of a bucket in additions, against which the
+// window is chosen: c minimizes n·W + BUCKET_COST·W·2^(c−1) over uniform windows (measured
+// better than a model over the balanced bucket counts: gpu-notes item 59).
+inline constexpr unsigned MSM_MAX_WINDOW_BITS = 22;
+inline constexpr double MSM_BUCKET_COST = 7.0;
+inline unsigned msm_window_bits(std::size_t n) {
+  unsigned best = 2;
+  double best_cost = 0;
+  for (unsigned c = 2; c <= MSM_MAX_WINDOW_BITS; ++c) {
+    const double w = windows_for(c);
+    const double cost = double(n) * w + MSM_BUCKET_COST * w * double(1u << (c - 1));
+    if (c == 2 || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
+}
+
 // How GpuMsm cuts a scalar into windows_for(c) windows when each window has its own buckets:
 // the 256 bits spread evenly, so that no top window is left with few bits. Windows [0, wide)
 // have `bits` bits, the rest bits − 1 (bits ≤ c). At c = 22 (the 2^27 H MSM): 4 windows of 22

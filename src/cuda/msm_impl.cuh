@@ -24,7 +24,7 @@ namespace {
 
 using ff::Fr;
 
-constexpr unsigned MAX_WINDOW_BITS = 22;
+constexpr unsigned MAX_WINDOW_BITS = MSM_MAX_WINDOW_BITS;
 constexpr uint32_t SIGN_BIT = 0x80000000u;
 // Sorted pairs per accumulation thread (K): long enough that a thread's few bucket changes
 // (stores of its piece sums) cost little against its K additions, short enough for
@@ -43,7 +43,7 @@ constexpr uint32_t GROUP = 8;
 constexpr uint32_t FAN_IN = 8;
 // The reduction's cost per bucket in mixed additions (measured 2026-11-30 on the H200:
 // bucket sums plus running sums ≈ 7 additions' time per bucket).
-constexpr double BUCKET_COST = 7.0;
+constexpr double BUCKET_COST = MSM_BUCKET_COST;
 constexpr unsigned POINT_THREADS = 128;
 // G1's point-gathering loops (accumulate_kernel, indexed_sum_kernel) load the next base one
 // addition ahead, so that the gather of a random base from HBM overlaps the current addition,
@@ -467,17 +467,7 @@ const GpuMsmTimings& GpuMsm<C>::last_timings() const {
 
 template <class C>
 unsigned GpuMsm<C>::window_bits_for(std::size_t n) {
-  unsigned best = 2;
-  double best_cost = 0;
-  // (The uniform windows' cost, as measured when BUCKET_COST was: balancing the windows
-  // afterwards only takes buckets away. A model over the balanced bucket counts picked
-  // narrower windows that measured slower at 2^20 and for G2 at 2^22, gpu-notes item 59.)
-  for (unsigned c = 2; c <= MAX_WINDOW_BITS; ++c) {
-    const double w = windows_for(c);
-    const double cost = double(n) * w + BUCKET_COST * w * double(1u << (c - 1));
-    if (c == 2 || cost < best_cost) best = c, best_cost = cost;
-  }
-  return best;
+  return msm_window_bits(n);
 }
 
 template <class C>

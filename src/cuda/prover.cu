@@ -7,6 +7,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -16,9 +17,11 @@
 #include <tbb/parallel_for.h>
 
 #include "circuit/coefficient_codes.hpp"
+#include "circuit/spmv.hpp"
 #include "cuda/base_streamer.cuh"
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
+#include "cuda/memory_plan.hpp"
 #include "cuda/msm.hpp"
 #include "cuda/ntt.hpp"
 #include "poly/domain.hpp"
@@ -33,11 +36,10 @@ using groth16::ProverError;
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
-constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;
-// The L, A and B MSMs' full-scalar parts (a PoRep witness has ~13M) run beside the H MSM, in
-// chunks of at most this many scalars: a witness with few 0/1 values then takes more chunks
-// instead of memory that the H MSM's temporaries hold.
-constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;
+// MSM_PIECE (the H MSM's passes) and SPLIT_CHUNK (the L, A and B MSMs' full-scalar parts, a
+// PoRep witness has ~13M, run in chunks of at most this many scalars: a witness with few 0/1
+// values then takes more chunks instead of memory) are in memory_plan.hpp, which counts the
+// temporaries they lead to.
 
 // One thread per row: out[r] = Σ_k coefficient(code[k])·z[col[k]] over row r's entries, the
 // coefficients as circuit/coefficient_codes.hpp encodes them: ±1 an addition or subtraction,
@@ -212,16 +214,6 @@ std::vector<uint32_t> query_columns(const circuit::R1cs& r1cs, const circuit::De
   return cols;
 }
 
-// Bytes of the temporaries one GpuMsm pass over n scalars and `windows` windows of c bits
-// takes from the pool (an upper bound; see msm_impl.cuh: keys and values twice, pieces, one
-// level, buckets).
-std::size_t msm_temp_bytes(std::size_t n, std::size_t point_bytes, unsigned c, std::size_t windows) {
-  const std::size_t B = windows << (c - 1), total = n * windows;
-  const std::size_t pieces = total / 128 + B + 1;
-  return total * 16 + pieces * point_bytes + (pieces / 8 + 2 * (B + 1)) * point_bytes + B * point_bytes + B * 32 +
-         (std::size_t(64) << 20);
-}
-
 // The H MSM's configuration: its window for m scalars, and passes over at most as many sorted
 // entries as a 2^26-scalar MSM at its own window has (so its temporaries fit beside a
 // resident PoRep key and circuit). At 2^27 that is c = 22 in two passes of 6 windows: 12
@@ -232,20 +224,6 @@ GpuMsmConfig h_msm_config(std::size_t m) {
   const unsigned c = GpuMsmG1::window_bits_for(piece);
   cfg.max_entries = piece * windows_for(c);
   return cfg;
-}
-
-// The second stream's pool at its peak: the 0/1 split of the longest query (flags and two
-// index lists), one chunk of full scalars and its MSM's temporaries (G2 points, the larger).
-std::size_t tail_temp_bytes(std::size_t longest_query) {
-  const unsigned c = GpuMsmG2::window_bits_for(SPLIT_CHUNK);
-  return 10 * longest_query + 32 * SPLIT_CHUNK + msm_temp_bytes(SPLIT_CHUNK, 4 * 96, c, windows_for(c));
-}
-
-std::size_t h_msm_temp_bytes(std::size_t m) {
-  const unsigned c = GpuMsmG1::window_bits_for(m);
-  const std::size_t windows = windows_for(c);
-  const std::size_t per_pass = std::clamp<std::size_t>(h_msm_config(m).max_entries / std::max<std::size_t>(m, 1), 1, windows);
-  return msm_temp_bytes(m, 2 * 96, c, per_pass);
 }
 
 }  // namespace
@@ -271,11 +249,18 @@ struct CudaBackend::Impl {
 
   CudaBackendOptions options;
   SrsResidency used = SrsResidency::vram;
-  std::string memory_plan;
+  std::string memory_plan;  // the last plan, in words (MemoryPlan::describe)
+  int memory_tier = 0;
+  std::size_t planned_piece = 0;  // the streamed key's piece size the first streaming plan chose
+  std::map<const groth16::ProvingKey*, SrsResidency> planned_residency;
+  std::set<const circuit::R1cs*> host_evaluated;  // tier 3: circuits whose a, b, c the host computes
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
 
-  std::size_t g1_piece() const { return options.host_piece_points ? options.host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS; }
+  std::size_t g1_piece() const {
+    return options.host_piece_points ? options.host_piece_points
+                                     : planned_piece ? planned_piece : DEFAULT_STREAM_PIECE_G1_POINTS;
+  }
 
   explicit Impl(const CudaBackendOptions& opt)
       : device(opt.device), pool(opt.device), tail_pool(opt.device), options(opt) {
@@ -545,11 +530,13 @@ std::string CudaBackend::name() const { return "cuda:" + std::to_string(impl_->d
 void CudaBackend::release_key(const groth16::ProvingKey& pk) {
   std::lock_guard lock(impl_->mu);
   impl_->keys.erase(&pk);
+  impl_->planned_residency.erase(&pk);
 }
 
 void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
   std::lock_guard lock(impl_->mu);
   impl_->circuits.erase(&r1cs);
+  impl_->host_evaluated.erase(&r1cs);
 }
 
 std::size_t CudaBackend::device_bytes_held() const {
@@ -560,61 +547,44 @@ std::pmr::memory_resource* CudaBackend::witness_memory() const { return pinned_m
 
 SrsResidency CudaBackend::residency_used() const { return impl_->used; }
 const std::string& CudaBackend::memory_plan() const { return impl_->memory_plan; }
+int CudaBackend::memory_tier() const { return impl_->memory_tier; }
 
 std::size_t CudaBackend::key_bytes(const groth16::ProvingKey& pk) {
   return (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * sizeof(ec::G1Affine) +
          pk.b_g2.size() * sizeof(ec::G2Affine);
 }
 
-std::size_t CudaBackend::circuit_bytes(const circuit::R1cs& r1cs) {
-  std::size_t bytes = 0;
-  for (const auto* mat : {&r1cs.a, &r1cs.b, &r1cs.c})
-    bytes += mat->row_ptr.size() * 8 + mat->nnz() * (4 + 4) + circuit::count_other_coefficients(mat->val) * 32;
-  return bytes;
+std::size_t CudaBackend::circuit_bytes(const circuit::R1cs& r1cs) { return device_circuit_bytes(r1cs); }
+
+namespace {
+
+MemoryTier tier_of(SrsResidency residency, bool circuit_on_device) {
+  return residency != SrsResidency::host ? MemoryTier::resident
+                                         : circuit_on_device ? MemoryTier::key_streamed : MemoryTier::abc_on_host;
 }
+
+TierChoice choice_of(SrsResidency residency) {
+  return residency == SrsResidency::vram   ? TierChoice::key_on_device
+         : residency == SrsResidency::host ? TierChoice::key_on_host
+                                           : TierChoice::any;
+}
+
+}  // namespace
 
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                              SrsResidency residency, std::size_t host_piece_points) {
   return device_bytes_needed(pk, r1cs, residency, host_piece_points, circuit_bytes(r1cs));
 }
 
-namespace {
-
-// The device memory one proof needs, from its sizes: circuit is the resident circuit's bytes
-// (0 for an evaluated assignment, whose a, b, c cross the bus into the same three vectors).
-std::size_t proof_device_bytes(const groth16::ProvingKey& pk, std::size_t num_constraints, std::size_t num_columns,
-                               std::size_t num_aux, SrsResidency residency, std::size_t host_piece_points,
-                               std::size_t circuit) {
-  const std::size_t m = poly::EvaluationDomain::for_size(num_constraints).m();
-  const std::size_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
-  const std::size_t piece_points = host_piece_points ? host_piece_points : DEFAULT_STREAM_PIECE_G1_POINTS;
-  std::size_t bytes = residency == SrsResidency::host
-                          ? 2 * std::max(piece_points * g1, piece_points / 2 * g2)  // the two piece buffers
-                          : CudaBackend::key_bytes(pk);
-  bytes += circuit;
-  bytes += (pk.a.size() + pk.b_g1.size()) * 4;                       // column lists
-  bytes += num_columns * 32;                                          // z
-  bytes += 3 * m * 32;                                                // a, b, c
-  bytes += 3 * m * 32;                                                // NTT scratch, twiddles (both ways)
-  bytes += h_msm_temp_bytes(m);  // the largest G1 MSM (H)
-  if (residency == SrsResidency::vram)  // L, A and B beside it, from their own pool
-    bytes += tail_temp_bytes(std::max({num_aux, pk.a.size(), pk.b_g1.size()}));
-  return bytes;
-}
-
-}  // namespace
-
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
                                              SrsResidency residency, std::size_t host_piece_points,
                                              std::size_t circuit) {
-  return proof_device_bytes(pk, r1cs.num_constraints, r1cs.num_columns(), r1cs.num_aux, residency, host_piece_points,
-                            circuit);
+  return plan_for_tier(ProofShape::of(pk, r1cs, circuit), tier_of(residency, true), host_piece_points).device_bytes;
 }
 
 std::size_t CudaBackend::device_bytes_needed(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& ea,
                                              SrsResidency residency, std::size_t host_piece_points) {
-  return proof_device_bytes(pk, ea.num_constraints(), ea.inputs.size() + ea.aux.size(), ea.aux.size(), residency,
-                            host_piece_points, 0);
+  return plan_for_tier(ProofShape::of(pk, ea), tier_of(residency, false), host_piece_points).device_bytes;
 }
 
 ProofParts CudaBackend::start(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, const groth16::Witness& w,
@@ -675,38 +645,52 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   } host_after{m.phases.host_after, std::nullopt};
 
   // First use of this key or circuit: plan the device memory (once; not on the hot path).
-  SrsResidency residency = m.keys.count(&pk) ? m.keys.at(&pk).residency : m.options.residency;
-  if (!m.keys.count(&pk) || (r1cs && !m.circuits.count(r1cs))) {
+  const bool key_known = m.keys.count(&pk) != 0;
+  if (!key_known || (r1cs && !m.circuits.count(r1cs) && !m.host_evaluated.count(r1cs))) {
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t room = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
-    const std::size_t piece = m.options.host_piece_points, circuit = r1cs ? circuit_bytes(*r1cs) : 0;
-    auto needed = [&](SrsResidency r, std::size_t piece_points) {
-      return r1cs ? device_bytes_needed(pk, *r1cs, r, piece_points, circuit)
-                  : device_bytes_needed(pk, *evaluated, r, piece_points);
-    };
-    const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
-    std::string why;
-    if (residency == SrsResidency::automatic) {
-      const std::size_t vram_need = needed(SrsResidency::vram, 0);
-      residency = vram_need <= room ? SrsResidency::vram : SrsResidency::host;
-      why = residency == SrsResidency::vram ? " (auto: it fits)"
-                                            : " (auto: the key in GPU memory would need " + mib(vram_need) + ")";
+    PlanRequest req;
+    req.shape = r1cs ? ProofShape::of(pk, *r1cs) : ProofShape::of(pk, *evaluated);
+    req.device_free = free_bytes + m.pool.bytes_allocated() + m.tail_pool.bytes_allocated();
+    req.budget = m.options.device_budget;
+    // A key already on the device (or pinned) keeps its place; the circuit plans around it.
+    req.choice = choice_of(key_known ? m.keys.at(&pk).residency : m.options.residency);
+    req.piece_points = m.options.host_piece_points ? m.options.host_piece_points : m.planned_piece;
+    req.device_name = m.device_name + " (" + std::to_string(total_bytes >> 30) + " GiB)";
+    MemoryPlan plan;
+    try {
+      plan = plan_device_memory(req);
+    } catch (const MemoryPlanError& e) {
+      throw ProverError(e.what());
     }
-    const std::size_t need = needed(residency, piece);
-    m.memory_plan = std::string(residency == SrsResidency::vram ? "key in GPU memory" : "key in host memory") + why +
-                    ": about " + mib(need) + " planned of " + mib(room) + " free on " + m.device_name;
-    if (need > room)
-      throw ProverError("the GPU (" + m.device_name + ") has " + std::to_string(free_bytes >> 20) + " MiB free of " +
-                        std::to_string(total_bytes >> 20) + " MiB; a proof of this circuit with its key in " +
-                        (residency == SrsResidency::vram ? "GPU memory" : "host memory") + " needs about " +
-                        std::to_string(need >> 20) + " MiB" +
-                        (residency == SrsResidency::vram ? " (try --srs-residency host, or the CPU backend)"
-                                                         : " (use the CPU backend or a larger device)"));
+    m.memory_plan = plan.describe();
+    m.memory_tier = int(plan.tier);
+    if (!m.planned_piece && plan.piece_points) m.planned_piece = plan.piece_points;
+    if (r1cs && !plan.circuit_on_device()) m.host_evaluated.insert(r1cs);
+    if (!key_known) m.planned_residency[&pk] = plan.key_on_device() ? SrsResidency::vram : SrsResidency::host;
   }
+  const SrsResidency residency = key_known ? m.keys.at(&pk).residency : m.planned_residency.at(&pk);
   m.used = residency;
-  if (!m.keys.count(&pk) || (r1cs && !m.circuits.count(r1cs)))
+  if (!key_known || (r1cs && !m.circuits.count(r1cs)))
     phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
+  // Tier 3: the circuit stays in host memory; the host's cores evaluate a, b, c, which then
+  // take the evaluated path.
+  std::optional<groth16::Witness> unpacked;
+  std::optional<circuit::Evaluations> host_abc;
+  std::optional<groth16::EvaluatedAssignment> host_assignment;
+  if (r1cs && m.host_evaluated.count(r1cs)) {
+    phase("a,b,c on the host (the circuit stays in host memory)");
+    const groth16::Witness* w = full;
+    if (!w) w = &unpacked.emplace(groth16::unpack_witness(*packed));
+    host_abc = circuit::evaluate(*r1cs, w->inputs, w->aux);
+    host_assignment = groth16::EvaluatedAssignment{host_abc->a,         host_abc->b,          host_abc->c,
+                                                   w->inputs,           w->aux,               r1cs->a_aux_density,
+                                                   r1cs->b_input_density, r1cs->b_aux_density};
+    evaluated = &*host_assignment;
+    r1cs = nullptr;
+    full = nullptr;
+    packed = nullptr;
+  }
   // An evaluated assignment brings no circuit: its queries' z indices are expanded per proof.
   std::optional<DeviceCircuit> evaluated_circuit;
   if (evaluated) evaluated_circuit = m.evaluated_queries(*evaluated);

@@ -1,9 +1,12 @@
 // The CUDA prover backend (groth16::ProverBackend on one GPU): the whole of start() runs on
 // the device, the CPU only copies the witness in and assembles the proof in finish().
 //
-// Per circuit (cached by the R1cs's address until release_circuit): the three CSR matrices
-// and the A/B column lists (which witness entries each query's points take) live on the
-// device. Per key (cached by address until release_key), by SrsResidency:
+// Device memory is planned on first use of a key or circuit (cuda/memory_plan.hpp: tiers 1-3
+// by what fits, refused with the numbers otherwise). Per circuit (cached by the R1cs's address
+// until release_circuit): the three CSR matrices and the A/B column lists (which witness
+// entries each query's points take) live on the device, or in tier 3 the circuit stays on the
+// host, whose cores evaluate a, b, c for each proof. Per key (cached by address until
+// release_key), by SrsResidency:
 //   vram: the five queries live on the device, copied once (a PoRep key is ~47 GB: an H200
 //         holds it with room to spare);
 //   host: they stay in host memory, pinned in place once (cudaHostRegister), and every MSM
@@ -56,6 +59,8 @@ struct CudaBackendOptions {
   // With the key in GPU memory, run the L, A and B MSMs on a second stream beside the H
   // computation and H MSM (false: one after the other, on one stream).
   bool concurrent_msms = true;
+  // memory.device_budget: the most device memory a proof's plan may take (0: what is free).
+  std::size_t device_budget = 0;
 };
 
 class CudaBackend final : public groth16::ProverBackend {
@@ -102,8 +107,10 @@ class CudaBackend final : public groth16::ProverBackend {
   static std::size_t circuit_bytes(const circuit::R1cs& r1cs);
   // The residency the last start() used for its key (vram or host).
   SrsResidency residency_used() const;
-  // How the last plan placed the key, in words (e.g. why auto chose host memory); empty before.
+  // The last memory plan (cuda/memory_plan.hpp) in words: its tier, what lives where, the
+  // bytes and the bus traffic per partition; empty before the first proof.
   const std::string& memory_plan() const;
+  int memory_tier() const;  // the last plan's tier (1-3; 0 before the first proof)
   std::size_t device_bytes_held() const;  // by this backend's two pools now
   const CudaProverPhases& last_phases() const;
 

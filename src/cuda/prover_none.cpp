@@ -64,6 +64,7 @@ const std::string& CudaBackend::memory_plan() const {
   static const std::string none;
   return none;
 }
+int CudaBackend::memory_tier() const { return 0; }
 std::size_t CudaBackend::key_bytes(const groth16::ProvingKey&) { return 0; }
 std::size_t CudaBackend::circuit_bytes(const circuit::R1cs&) { return 0; }
 std::size_t CudaBackend::device_bytes_held() const { return 0; }

@@ -6,6 +6,7 @@
 #include "../groth16/random_circuit.hpp"
 #include "circuit/spmv.hpp"
 #include "cuda/fixed_base.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/prover.hpp"
 #include "msm/fixed_base.hpp"
 #include "gpu_skip.hpp"
@@ -83,6 +84,51 @@ TEST(CudaProver, EvaluatedAssignmentGivesTheCpuProof) {
       }
       gpu.release_key(pk);
     }
+  }
+}
+
+// The memory plan's tiers on the device: a budget that leaves no room for the circuit puts it
+// in tier 3 (a, b, c on the host), one below every tier refuses before any work, and the
+// proof is the CPU backend's in every tier.
+TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
+  SNARKPIPE_REQUIRE_GPU();
+  groth16::CpuBackend cpu;
+  const testing::RandomCircuit circuit((1 << 15) + 3, 4, ::test_seed("CudaProver.Tiers"));
+  const circuit::R1cs r1cs = circuit.record();
+  const groth16::Witness w = circuit.witness();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  const std::size_t piece = 1 << 12;
+  const cuda::ProofShape shape = cuda::ProofShape::of(pk, r1cs);
+  struct Case {
+    cuda::SrsResidency residency;
+    std::size_t budget;
+    int tier;
+  };
+  for (const Case& c : {Case{cuda::SrsResidency::automatic, 0, 1},
+                        Case{cuda::SrsResidency::host, 0, 2},
+                        Case{cuda::SrsResidency::host,
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::abc_on_host, piece).device_bytes, 3}}) {
+    SCOPED_TRACE("tier " + std::to_string(c.tier));
+    cuda::CudaBackendOptions opt;
+    opt.residency = c.residency;
+    opt.host_piece_points = piece;
+    opt.device_budget = c.budget;
+    cuda::CudaBackend gpu(opt);
+    for (int run = 0; run < 2; ++run) {
+      const ProverRandomness rs = ProverRandomness::random();
+      EXPECT_EQ(gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs).to_bytes(),
+                cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+      EXPECT_EQ(gpu.memory_tier(), c.tier) << gpu.memory_plan();
+    }
+  }
+  cuda::CudaBackendOptions tiny;
+  tiny.device_budget = 1 << 20;
+  cuda::CudaBackend gpu(tiny);
+  try {
+    gpu.start(pk, r1cs, w);
+    ADD_FAILURE() << "a 1 MiB budget cannot hold a proof";
+  } catch (const groth16::ProverError& e) {
+    EXPECT_NE(std::string(e.what()).find("memory.device_budget"), std::string::npos) << e.what();
   }
 }
 

@@ -1,0 +1,238 @@
+#include "cuda/memory_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "circuit/coefficient_codes.hpp"
+#include "cuda/msm.hpp"
+#include "poly/domain.hpp"
+
+namespace snarkpipe::cuda {
+
+namespace {
+
+constexpr std::size_t FR = 32, G1 = sizeof(ec::G1Affine), G2 = sizeof(ec::G2Affine);
+constexpr std::size_t LARGEST_PIECE = std::size_t(1) << 25, SMALLEST_PIECE = std::size_t(1) << 20;
+
+// Bytes of the temporaries one GpuMsm pass over n scalars and `windows` windows of c bits
+// takes from its pool (msm_impl.cuh: keys and values twice, pieces, one level, buckets).
+std::size_t msm_temp_bytes(std::size_t n, std::size_t point_bytes, unsigned c, std::size_t windows) {
+  const std::size_t B = windows << (c - 1), total = n * windows;
+  const std::size_t pieces = total / 128 + B + 1;
+  return total * 16 + pieces * point_bytes + (pieces / 8 + 2 * (B + 1)) * point_bytes + B * point_bytes + B * 32 +
+         (std::size_t(64) << 20);
+}
+
+// One MSM over n scalars in a single pass at its own window (G1 XYZZ buckets: 2·96 bytes).
+std::size_t one_pass_temp_bytes(std::size_t n, std::size_t point_bytes) {
+  const unsigned c = msm_window_bits(std::max<std::size_t>(n, 1));
+  return msm_temp_bytes(n, point_bytes, c, windows_for(c));
+}
+
+// The H MSM with its bases resident: passes of at most as many sorted entries as a 2^26
+// MSM has at its own window (prover.cu's h_msm_config).
+std::size_t h_msm_temp_bytes(std::size_t m) {
+  const std::size_t piece = std::min(m, MSM_PIECE);
+  const std::size_t max_entries = piece * windows_for(msm_window_bits(piece));
+  const unsigned c = msm_window_bits(m);
+  const std::size_t windows = windows_for(c);
+  const std::size_t per_pass = std::clamp<std::size_t>(max_entries / std::max<std::size_t>(m, 1), 1, windows);
+  return msm_temp_bytes(m, 2 * G1, c, per_pass);
+}
+
+// The L, A and B MSMs' pool beside the H chain: the 0/1 split of the longest query (flags and
+// two index lists), one chunk of full scalars and its MSM's temporaries (G2, the larger).
+std::size_t tail_temp_bytes(std::size_t longest_query) {
+  const unsigned c = msm_window_bits(SPLIT_CHUNK);
+  return 10 * longest_query + FR * SPLIT_CHUNK + msm_temp_bytes(SPLIT_CHUNK, 4 * G1, c, windows_for(c));
+}
+
+// With a streamed key: the MSM of one piece (G1 pieces; a G2 piece holds half the points in
+// the same bytes and its buckets are twice as large: the same bound), its 0/1 split, and one
+// gathered copy of the longest query's scalars.
+std::size_t streamed_temp_bytes(std::size_t piece, std::size_t longest_query) {
+  return one_pass_temp_bytes(piece, 2 * G1) + 10 * piece + FR * piece + FR * longest_query;
+}
+
+std::size_t gib_tenths(std::size_t bytes) { return (bytes * 10 + (std::size_t(1) << 29)) >> 30; }
+
+const char* place_name(Place p) {
+  return p == Place::device ? "on the GPU" : p == Place::pinned_host ? "pinned host" : "host";
+}
+
+}  // namespace
+
+std::string format_gib(std::size_t bytes) {
+  const std::size_t t = gib_tenths(bytes);
+  return std::to_string(t / 10) + "." + std::to_string(t % 10) + " GiB";
+}
+
+const char* to_string(MemoryTier tier) {
+  switch (tier) {
+    case MemoryTier::resident: return "resident";
+    case MemoryTier::key_streamed: return "key streamed";
+    case MemoryTier::abc_on_host: return "a/b/c on host";
+    case MemoryTier::bounded_h: return "bounded H";
+  }
+  return "?";
+}
+
+std::size_t ProofShape::domain() const { return poly::EvaluationDomain::for_size(std::max<std::size_t>(constraints, 1)).m(); }
+
+std::size_t ProofShape::key_bytes() const { return (h_points + l_points + a_points + b_points) * G1 + b_points * G2; }
+
+std::size_t device_circuit_bytes(const circuit::R1cs& r1cs) {
+  std::size_t bytes = 0;
+  for (const auto* mat : {&r1cs.a, &r1cs.b, &r1cs.c})
+    bytes += mat->row_ptr.size() * 8 + mat->nnz() * (4 + 4) + circuit::count_other_coefficients(mat->val) * FR;
+  return bytes;
+}
+
+ProofShape ProofShape::of(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs) {
+  return of(pk, r1cs, device_circuit_bytes(r1cs));
+}
+
+ProofShape ProofShape::of(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs, std::size_t circuit_bytes) {
+  ProofShape s;
+  s.constraints = r1cs.num_constraints;
+  s.inputs = r1cs.num_inputs;
+  s.aux = r1cs.num_aux;
+  s.h_points = pk.h.size();
+  s.l_points = pk.l.size();
+  s.a_points = pk.a.size();
+  s.b_points = pk.b_g1.size();
+  s.circuit_bytes = circuit_bytes;
+  return s;
+}
+
+ProofShape ProofShape::of(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& ea) {
+  ProofShape s;
+  s.constraints = ea.num_constraints();
+  s.inputs = ea.inputs.size();
+  s.aux = ea.aux.size();
+  s.h_points = pk.h.size();
+  s.l_points = pk.l.size();
+  s.a_points = pk.a.size();
+  s.b_points = pk.b_g1.size();
+  s.evaluated = true;
+  return s;
+}
+
+ProofShape ProofShape::porep_partition(double scale) {
+  // REFERENCE.md §5: 130,278,869 constraints with 328 input rows, 130,169,893 aux, non-zeros
+  // A 309.4M, B 130.3M, C 282.7M; densities A-aux 129,753,292, B-aux 33,112,281 (+1 input).
+  auto scaled = [&](double x) { return std::size_t(std::llround(x * scale)); };
+  ProofShape s;
+  s.inputs = 328;
+  s.constraints = scaled(130'278'869.0 - 328) + 328;
+  s.aux = scaled(130'169'893.0);
+  s.h_points = s.domain() - 1;
+  s.l_points = s.aux;
+  s.a_points = s.inputs + scaled(129'753'292.0);
+  s.b_points = 1 + scaled(33'112'281.0);
+  const double rows = double(s.constraints), nnz = (309'405'051.0 + 130'327'340.0 + 282'656'500.0) * scale;
+  s.circuit_bytes = std::size_t(3 * (rows + 1) * 8 + nnz * 8);  // row pointers, column + code (few "other" values)
+  return s;
+}
+
+MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece_points) {
+  MemoryPlan p;
+  p.tier = tier;
+  const std::size_t m = s.domain(), columns = s.inputs + s.aux;
+  const std::size_t longest = std::max({s.aux, s.a_points, s.b_points});
+  const bool key_resident = tier == MemoryTier::resident;
+  const bool circuit_resident = !s.evaluated && (tier == MemoryTier::resident || tier == MemoryTier::key_streamed);
+  p.piece_points = key_resident ? 0 : (piece_points ? piece_points : LARGEST_PIECE);
+  auto add = [&](std::string what, Place where, std::size_t bytes) { p.items.push_back({std::move(what), where, bytes}); };
+
+  add("proving key", key_resident ? Place::device : Place::pinned_host, s.key_bytes());
+  if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
+  if (!s.evaluated) add("recorded circuit", circuit_resident ? Place::device : Place::host, s.circuit_bytes);
+  add("query columns", Place::device, (s.a_points + s.b_points) * 4);
+  add("witness z", Place::device, columns * FR);
+  add("a, b, c", Place::device, 3 * m * FR);
+  add("NTT tables and scratch", Place::device, 3 * m * FR);
+  if (tier == MemoryTier::bounded_h) {
+    // What H in pieces would keep: one full-size vector and the NTT's, the rest staged.
+    p.items.back().bytes = m * FR;
+    p.items[p.items.size() - 2].bytes = m * FR;
+    add("a, b, c staged (H in pieces)", Place::pinned_host, 2 * m * FR);
+  }
+  if (key_resident) {
+    add("H MSM temporaries", Place::device, h_msm_temp_bytes(m));
+    add("L, A, B MSM temporaries (second stream)", Place::device, tail_temp_bytes(longest));
+  } else {
+    add("MSM temporaries (one piece at a time)", Place::device, streamed_temp_bytes(p.piece_points, longest));
+  }
+  for (const auto& it : p.items)
+    if (it.where == Place::device) p.device_bytes += it.bytes;
+
+  // Host → device per partition: the witness (an upper bound: a packed witness is ~1/10),
+  // the key when it streams, a, b, c when they are not computed on the device.
+  p.bus_bytes_per_partition = columns * FR;
+  if (!key_resident) p.bus_bytes_per_partition += s.key_bytes();
+  if (!circuit_resident) p.bus_bytes_per_partition += 3 * s.constraints * FR;
+  return p;
+}
+
+MemoryPlan plan_device_memory(const PlanRequest& r) {
+  const std::size_t available = r.budget ? std::min(r.budget, r.device_free) : r.device_free;
+  std::vector<MemoryTier> tiers;
+  if (r.choice != TierChoice::key_on_host) tiers.push_back(MemoryTier::resident);
+  if (r.choice != TierChoice::key_on_device) {
+    tiers.push_back(MemoryTier::key_streamed);
+    if (!r.shape.evaluated) tiers.push_back(MemoryTier::abc_on_host);
+  }
+  std::vector<std::size_t> pieces;
+  if (r.piece_points) pieces.push_back(r.piece_points);
+  else
+    for (std::size_t p = LARGEST_PIECE; p >= SMALLEST_PIECE; p /= 2) pieces.push_back(p);
+  MemoryPlan smallest;
+  bool have_smallest = false;
+  for (const MemoryTier tier : tiers) {
+    for (const std::size_t piece : pieces) {
+      MemoryPlan p = plan_for_tier(r.shape, tier, piece);
+      p.available_bytes = available;
+      p.device_name = r.device_name;
+      if (p.device_bytes <= available) return p;
+      if (!have_smallest || p.device_bytes < smallest.device_bytes) smallest = p, have_smallest = true;
+      if (tier == MemoryTier::resident) break;  // no pieces to shrink
+    }
+  }
+  const MemoryPlan bounded = plan_for_tier(r.shape, MemoryTier::bounded_h, SMALLEST_PIECE);
+  std::string why = r.device_name + " has " + format_gib(r.device_free) + " free" +
+                    (r.budget && r.budget < r.device_free ? " (memory.device_budget " + format_gib(r.budget) + ")" : "") +
+                    "; the smallest plan allowed, tier " + std::to_string(int(smallest.tier)) + " (" +
+                    to_string(smallest.tier) + "), needs " + format_gib(smallest.device_bytes);
+  if (r.choice == TierChoice::key_on_device)
+    why += " (try --srs-residency host or auto: the key streams from host memory)";
+  else
+    why += "; computing H in bounded pieces (tier 4, about " + format_gib(bounded.device_bytes) +
+           ") is not in this version: use a larger GPU or the CPU backend";
+  throw MemoryPlanError(why);
+}
+
+std::string MemoryPlan::summary() const {
+  std::string s = "tier " + std::to_string(int(tier)) + " of 4 (" + to_string(tier) + "): " + format_gib(device_bytes) +
+                  " planned";
+  if (available_bytes) s += " of " + format_gib(available_bytes) + " free";
+  if (!device_name.empty()) s += " on " + device_name;
+  return s;
+}
+
+std::string MemoryPlan::describe() const {
+  std::string s = summary() + "\n";
+  for (const Place where : {Place::device, Place::pinned_host, Place::host}) {
+    std::string line;
+    for (const auto& it : items)
+      if (it.where == where) line += (line.empty() ? "" : ", ") + it.what + " " + format_gib(it.bytes);
+    if (!line.empty()) s += std::string("  ") + place_name(where) + ": " + line + "\n";
+  }
+  char bus[160];
+  std::snprintf(bus, sizeof bus, "  host to GPU per partition: %s (about %.2f s at 50 GB/s)\n",
+                format_gib(bus_bytes_per_partition).c_str(), double(bus_bytes_per_partition) / 50e9);
+  return s + bus;
+}
+
+}  // namespace snarkpipe::cuda

@@ -1,0 +1,159 @@
+// The device memory plan (cuda/memory_plan.hpp) on the CPU, against simulated device sizes: a
+// full PoRep partition on cards of 12 to 141 GiB gets the fewest-transfer tier that fits, or a
+// refusal with the numbers; budgets and residency choices hold; the bytes and bus traffic
+// follow the shape.
+#include <gtest/gtest.h>
+
+#include "cuda/memory_plan.hpp"
+#include "cuda/prover.hpp"
+#include "groth16/random_circuit.hpp"
+#include "groth16/setup.hpp"
+#include "test_seed.hpp"
+
+namespace snarkpipe::cuda {
+namespace {
+
+constexpr std::size_t GiB = std::size_t(1) << 30;
+
+PlanRequest request(const ProofShape& s, std::size_t free_gib, TierChoice choice = TierChoice::any) {
+  PlanRequest r;
+  r.shape = s;
+  r.device_free = free_gib * GiB;
+  r.choice = choice;
+  r.device_name = "a simulated " + std::to_string(free_gib) + " GiB GPU";
+  return r;
+}
+
+TEST(MemoryPlan, PorepShapeMatchesTheReferenceSizes) {
+  const ProofShape s = ProofShape::porep_partition();
+  EXPECT_EQ(s.domain(), std::size_t(1) << 27);
+  EXPECT_EQ(s.constraints, 130'278'869u);
+  EXPECT_EQ(s.aux, 130'169'893u);
+  EXPECT_EQ(s.a_points, 328u + 129'753'292u);
+  EXPECT_EQ(s.b_points, 33'112'282u);
+  // REFERENCE.md §3: the .params file (uncompressed points, the bytes in memory) is ≈ 47.4 GB.
+  EXPECT_NEAR(double(s.key_bytes()), 47.4e9, 0.2e9);
+}
+
+// For every simulated size the plan is the first tier, in order, that fits: every earlier
+// tier (at every piece size) needs more than the device has.
+TEST(MemoryPlan, ChoosesTheFewestTransferTierThatFits) {
+  const ProofShape s = ProofShape::porep_partition();
+  const MemoryPlan resident = plan_for_tier(s, MemoryTier::resident);
+  for (std::size_t gib = 8; gib <= 160; gib += 4) {
+    SCOPED_TRACE(std::to_string(gib) + " GiB");
+    try {
+      const MemoryPlan p = plan_device_memory(request(s, gib));
+      EXPECT_LE(p.device_bytes, gib * GiB);
+      if (p.tier != MemoryTier::resident) EXPECT_GT(resident.device_bytes, gib * GiB);
+      if (p.tier == MemoryTier::abc_on_host)
+        EXPECT_GT(plan_for_tier(s, MemoryTier::key_streamed, std::size_t(1) << 20).device_bytes, gib * GiB);
+    } catch (const MemoryPlanError& e) {
+      // Refused: not even tier 3 at its smallest pieces fits, and the message has the numbers.
+      EXPECT_GT(plan_for_tier(s, MemoryTier::abc_on_host, std::size_t(1) << 20).device_bytes, gib * GiB);
+      const std::string m = e.what();
+      EXPECT_NE(m.find(std::to_string(gib) + ".0 GiB free"), std::string::npos) << m;
+      EXPECT_NE(m.find("needs"), std::string::npos) << m;
+      EXPECT_NE(m.find("tier 4"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(MemoryPlan, TiersAtTheCardsOperatorsOwn) {
+  const ProofShape s = ProofShape::porep_partition();
+  // An H200 (141 GiB) keeps everything resident, as the measured 1.48 s partition does.
+  EXPECT_EQ(plan_device_memory(request(s, 141)).tier, MemoryTier::resident);
+  // Smaller cards stream: more bus traffic for each step down.
+  const MemoryPlan p80 = plan_device_memory(request(s, 80));
+  EXPECT_NE(p80.tier, MemoryTier::resident);
+  const MemoryPlan p48 = plan_device_memory(request(s, 48));
+  EXPECT_GE(int(p48.tier), int(p80.tier));
+  EXPECT_GE(p48.bus_bytes_per_partition, p80.bus_bytes_per_partition);
+  for (std::size_t gib : {12, 16, 24}) {  // H in bounded pieces (tier 4) is what these need
+    SCOPED_TRACE(gib);
+    EXPECT_THROW(plan_device_memory(request(s, gib)), MemoryPlanError);
+  }
+  std::printf("full PoRep partition: tier 1 %s, tier 2 %s, tier 3 %s (smallest pieces %s), tier 4 would need %s\n",
+              format_gib(plan_for_tier(s, MemoryTier::resident).device_bytes).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::key_streamed).device_bytes).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::abc_on_host).device_bytes).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::abc_on_host, std::size_t(1) << 20).device_bytes).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::bounded_h, std::size_t(1) << 20).device_bytes).c_str());
+}
+
+TEST(MemoryPlan, BudgetAndResidencyChoicesHold) {
+  const ProofShape s = ProofShape::porep_partition();
+  PlanRequest r = request(s, 141);
+  r.budget = 60 * GiB;  // memory.device_budget below what the device has
+  const MemoryPlan p = plan_device_memory(r);
+  EXPECT_NE(p.tier, MemoryTier::resident);
+  EXPECT_LE(p.device_bytes, 60 * GiB);
+  EXPECT_EQ(p.available_bytes, 60 * GiB);
+  // vram only: refused where the key cannot stay, with the way out in the message.
+  try {
+    plan_device_memory(request(s, 64, TierChoice::key_on_device));
+    ADD_FAILURE() << "a 64 GiB card cannot hold the key and its temporaries";
+  } catch (const MemoryPlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("--srs-residency host"), std::string::npos) << e.what();
+  }
+  // host: streamed even where it would fit.
+  EXPECT_EQ(plan_device_memory(request(s, 141, TierChoice::key_on_host)).tier, MemoryTier::key_streamed);
+  // An explicit piece size is kept.
+  PlanRequest fixed = request(s, 141, TierChoice::key_on_host);
+  fixed.piece_points = std::size_t(1) << 22;
+  EXPECT_EQ(plan_device_memory(fixed).piece_points, std::size_t(1) << 22);
+}
+
+TEST(MemoryPlan, BusTrafficFollowsTheTier) {
+  const ProofShape s = ProofShape::porep_partition();
+  const std::size_t z = (s.inputs + s.aux) * 32, abc = 3 * s.constraints * 32;
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::resident).bus_bytes_per_partition, z);
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::key_streamed).bus_bytes_per_partition, z + s.key_bytes());
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::abc_on_host).bus_bytes_per_partition, z + s.key_bytes() + abc);
+  // Smaller pieces, fewer device bytes; the same traffic.
+  EXPECT_LT(plan_for_tier(s, MemoryTier::key_streamed, 1 << 20).device_bytes,
+            plan_for_tier(s, MemoryTier::key_streamed, 1 << 25).device_bytes);
+  // The words name the tier, each place and the traffic.
+  MemoryPlan p = plan_for_tier(s, MemoryTier::abc_on_host, 1 << 22);
+  p.available_bytes = 48 * GiB;
+  p.device_name = "X";
+  const std::string d = p.describe();
+  for (const char* w : {"tier 3 of 4 (a/b/c on host)", "of 48.0 GiB free on X", "on the GPU:", "pinned host: proving key",
+                        "host: recorded circuit", "host to GPU per partition"})
+    EXPECT_NE(d.find(w), std::string::npos) << w << " in\n" << d;
+}
+
+// An evaluated assignment (the Filecoin ABI: a, b, c from the caller) has no circuit: tiers 1
+// and 2, with a, b, c on the bus in both.
+TEST(MemoryPlan, EvaluatedAssignmentsHaveNoCircuitTier) {
+  ProofShape s = ProofShape::porep_partition();
+  s.evaluated = true;
+  s.circuit_bytes = 0;
+  const std::size_t abc = 3 * s.constraints * 32;
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::resident).bus_bytes_per_partition, (s.inputs + s.aux) * 32 + abc);
+  for (std::size_t gib = 8; gib <= 160; gib += 8) {
+    try {
+      EXPECT_NE(plan_device_memory(request(s, gib)).tier, MemoryTier::abc_on_host);
+    } catch (const MemoryPlanError&) {
+    }
+  }
+}
+
+// The shape of a real key and circuit, and the backend's byte counts, from the same plan.
+TEST(MemoryPlan, ShapeOfARealKeyAndCircuit) {
+  const snarkpipe::testing::RandomCircuit c(2000, 5, ::test_seed("MemoryPlan.Shape"));
+  const circuit::R1cs r1cs = c.record();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  const ProofShape s = ProofShape::of(pk, r1cs);
+  EXPECT_EQ(s.constraints, r1cs.num_constraints);
+  EXPECT_EQ(s.inputs, r1cs.num_inputs);
+  EXPECT_EQ(s.aux, r1cs.num_aux);
+  EXPECT_EQ(s.h_points + 1, s.domain());
+  EXPECT_EQ(s.a_points, pk.a.size());
+  EXPECT_EQ(s.b_points, pk.b_g2.size());
+  EXPECT_GT(s.circuit_bytes, 8 * (r1cs.a.nnz() + r1cs.b.nnz() + r1cs.c.nnz()));
+  EXPECT_EQ(s.key_bytes(), (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * 96 + pk.b_g2.size() * 192);
+}
+
+}  // namespace
+}  // namespace snarkpipe::cuda
