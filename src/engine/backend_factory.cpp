@@ -5,6 +5,7 @@
 
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/prover.hpp"
 #include "engine/job.hpp"
 #include "poly/domain.hpp"
@@ -62,18 +63,33 @@ std::unique_ptr<groth16::ProverBackend> CudaBackendProvider::make_backend(const 
   if (!b) {
     cuda::CudaBackendOptions o;
     o.device = device.index;
+    o.device_budget = device.budget;
     b = std::make_shared<cuda::CudaBackend>(o);
   }
   return std::make_unique<SharedCudaBackend>(b);
 }
 
-MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys) const {
-  const std::size_t circuit = cuda::CudaBackend::circuit_bytes(keys.r1cs);
-  const std::uint64_t total =
-      cuda::CudaBackend::device_bytes_needed(keys.pk, keys.r1cs, cuda::SrsResidency::vram, 0, circuit);
-  const std::uint64_t resident = cuda::CudaBackend::key_bytes(keys.pk) + circuit;
-  // Host side of one start(): the two 32 MiB pinned staging buffers.
-  return MemoryNeeds{std::uint64_t(64) << 20, total > resident ? total - resident : 0, resident};
+MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys) const { return needs(keys, 0); }
+
+MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys, std::uint64_t device_limit) const {
+  // The tier the backend will choose on such a device (it plans again against its own free
+  // memory on first use): what stays resident per circuit and what one start() adds.
+  cuda::PlanRequest r;
+  r.shape = cuda::ProofShape::of(keys.pk, keys.r1cs);
+  r.device_free = device_limit ? device_limit : ~std::size_t(0) / 2;
+  r.device_name = devices_.empty() ? "the GPU" : devices_.front().name;
+  cuda::MemoryPlan plan;
+  try {
+    plan = cuda::plan_device_memory(r);
+  } catch (const cuda::MemoryPlanError& e) {
+    throw EngineError(e.what());
+  }
+  const std::uint64_t resident =
+      (plan.key_on_device() ? r.shape.key_bytes() : 0) + (plan.circuit_on_device() ? r.shape.circuit_bytes : 0);
+  // Host side of one start(): the two 32 MiB pinned staging buffers (tier 3 adds a, b, c).
+  const std::uint64_t host = (std::uint64_t(64) << 20) +
+                             (plan.circuit_on_device() ? 0 : 3 * std::uint64_t(r.shape.constraints) * sizeof(ff::Fr));
+  return MemoryNeeds{host, plan.device_bytes > resident ? plan.device_bytes - resident : 0, resident};
 }
 
 std::pmr::memory_resource* CudaBackendProvider::witness_memory() const { return cuda::pinned_memory(); }

@@ -19,6 +19,7 @@ struct DeviceSpec {
   int index = 0;              // the backend's device number (CUDA ordinal; 0 for the CPU)
   std::string name;           // "cpu", "NVIDIA H200", ...
   std::uint64_t memory = 0;   // device memory in bytes; 0 when it has none of its own (CPU)
+  std::uint64_t budget = 0;   // memory.device_budget for it (0: all of memory), set by the engine
 };
 
 struct MemoryNeeds {
@@ -35,6 +36,10 @@ class BackendProvider {
   // A backend for one worker of `device`, used by that worker's thread only.
   virtual std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const = 0;
   virtual MemoryNeeds needs(const CircuitKeys& keys) const = 0;
+  // The same on a device that may give a proof `device_limit` bytes (0: no limit): a GPU
+  // backend plans its memory tier against it (cuda/memory_plan.hpp) and throws EngineError,
+  // with the plan's numbers, when no tier fits.
+  virtual MemoryNeeds needs(const CircuitKeys& keys, std::uint64_t /*device_limit*/) const { return needs(keys); }
   // Whether partitions should wait for this backend's devices as packed witnesses (0/1
   // values as bits; groth16/packed_witness.hpp) rather than full ones.
   virtual bool packed_witnesses() const { return false; }
@@ -67,6 +72,7 @@ class CudaBackendProvider final : public BackendProvider {
   std::vector<DeviceSpec> devices() const override { return devices_; }
   std::unique_ptr<groth16::ProverBackend> make_backend(const DeviceSpec& device) const override;
   MemoryNeeds needs(const CircuitKeys& keys) const override;
+  MemoryNeeds needs(const CircuitKeys& keys, std::uint64_t device_limit) const override;
   bool packed_witnesses() const override { return true; }
   std::pmr::memory_resource* witness_memory() const override;  // page-locked host memory
 

@@ -56,6 +56,7 @@ Engine::Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, Lo
   for (const auto& spec : chosen) {
     auto d = std::make_unique<Device>();
     d->spec = spec;
+    d->spec.budget = config_.device_budget ? config_.device_budget_for(spec.memory) : 0;
     d->memory = std::make_unique<MemoryBudget>("device " + std::to_string(spec.index) + " (" + spec.name + ")",
                                                config_.device_budget_for(spec.memory));
     names.push_back(std::to_string(spec.index) + ":" + spec.name);
@@ -141,7 +142,14 @@ JobId Engine::submit(ProofRequest request) {
   try {
     pinned = store_.pin(type, 0);
     try {
-      needs = backend_->needs(*pinned.keys);
+      // Planned for the smallest device in service (a GPU backend picks its memory tier by it).
+      std::uint64_t limit = 0;
+      {
+        std::lock_guard lock(mu_);
+        for (const auto& d : devices_)
+          if (d->in_service && d->memory->limit() && (!limit || d->memory->limit() < limit)) limit = d->memory->limit();
+      }
+      needs = backend_->needs(*pinned.keys, limit);
       const auto& r = pinned.keys->r1cs;
       store_.check_fits(type, WitnessBufferPool::bytes_for(r.num_inputs, r.num_aux) + needs.host_per_partition);
       std::lock_guard lock(mu_);
