@@ -41,6 +41,7 @@ Examples:
 
 int main(int argc, char** argv) {
   CLI::App app{DESCRIPTION, "snarkpipe"};
+  app.set_version_flag("--version", std::string("snarkpipe ") + SNARKPIPE_VERSION, "Print the version and exit");
   app.require_subcommand(1);
   app.footer("Run `snarkpipe <command> --help` for a command's options. Docs: README.md.");
 
