@@ -1,11 +1,13 @@
 #include "cli/backend_choice.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "circuit/spmv.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/fixed_base.hpp"
 #include "cuda/memory.hpp"
+#include "cuda/memory_plan.hpp"
 #include "cuda/prover.hpp"
 #include "groth16/verifier.hpp"
 
@@ -59,6 +61,13 @@ struct SetupMultiplierChoice::Tables {
 
 SetupMultiplierChoice::SetupMultiplierChoice(bool on_gpu) {
   if (!on_gpu) return;
+  // Planned like a proof, before any work: too little free GPU memory sets up on the CPU.
+  const std::size_t need = cuda::setup_device_bytes(), free_bytes = cuda::device_free_memory(0);
+  if (free_bytes < need) {
+    std::fprintf(stderr, "setup: the GPU has %s free, its fixed-base multiplications need about %s: setting up on the CPU\n",
+                 cuda::format_gib(free_bytes).c_str(), cuda::format_gib(need).c_str());
+    return;
+  }
   tables_ = std::make_unique<Tables>();
   multipliers_.g1 = [t = tables_.get()](std::span<const ff::Fr> k) { return t->g1.batch_mul(k); };
   multipliers_.g2 = [t = tables_.get()](std::span<const ff::Fr> k) { return t->g2.batch_mul(k); };

@@ -63,6 +63,13 @@ const char* place_name(Place p) {
 
 }  // namespace
 
+std::size_t setup_device_bytes() {
+  constexpr std::size_t batch = std::size_t(1) << 22, table_entries = 22 * 4095;  // fixed_base.cu
+  const std::size_t g1 = table_entries * G1 + batch * (FR + 4 * 48 + G1);
+  const std::size_t g2 = table_entries * G2 + batch * (FR + 4 * 96 + G2);
+  return g1 + g2 + (std::size_t(64) << 20);
+}
+
 std::string format_gib(std::size_t bytes) {
   const std::size_t t = gib_tenths(bytes);
   return std::to_string(t / 10) + "." + std::to_string(t % 10) + " GiB";

@@ -109,6 +109,10 @@ MemoryPlan plan_device_memory(const PlanRequest& request);
 // The plan of one tier regardless of fit (piece_points 0: 2^25), for reports and tests.
 MemoryPlan plan_for_tier(const ProofShape& shape, MemoryTier tier, std::size_t piece_points = 0);
 
+// What setup's fixed-base multiplications on the GPU hold (cuda/fixed_base.cu: the G1 and G2
+// tables and one batch of 2^22 scalars each, XYZZ and affine results), whatever the circuit.
+std::size_t setup_device_bytes();
+
 std::string format_gib(std::size_t bytes);  // "38.2 GiB"
 
 }  // namespace snarkpipe::cuda

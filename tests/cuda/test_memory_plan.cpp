@@ -155,5 +155,12 @@ TEST(MemoryPlan, ShapeOfARealKeyAndCircuit) {
   EXPECT_EQ(s.key_bytes(), (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * 96 + pk.b_g2.size() * 192);
 }
 
+// Setup's GPU multiplications hold a bounded amount whatever the circuit: ~4 GiB, so every card
+// an operator owns sets up on its GPU.
+TEST(MemoryPlan, SetupOnTheGpuIsBounded) {
+  EXPECT_GT(setup_device_bytes(), std::size_t(3) * GiB);
+  EXPECT_LT(setup_device_bytes(), std::size_t(5) * GiB);
+}
+
 }  // namespace
 }  // namespace snarkpipe::cuda
