@@ -1,6 +1,8 @@
-// snarkpipe verify-seal: Filecoin PoRep proofs checked against their public inputs (issue 24).
-// The inputs come from flags or from a JSON record in rust-fil-proofs' seal regression form;
-// src/filecoin derives every partition's public inputs and batch-verifies the partitions.
+// snarkpipe verify-seal and verify-post: Filecoin PoRep and WindowPoSt proofs checked against
+// their public inputs (issue 24). A seal's inputs come from flags or from a JSON record in
+// rust-fil-proofs' seal regression form; src/filecoin derives every partition's public inputs
+// and batch-verifies the partitions.
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "filecoin/seal.hpp"
 #include "filecoin/seal_record.hpp"
 #include "filecoin/verifying_key.hpp"
+#include "filecoin/window_post.hpp"
 #include "groth16/params_file.hpp"
 
 namespace snarkpipe::cli {
@@ -262,6 +265,104 @@ int run_verify_seal(const Options& o) {
   }
 }
 
+constexpr const char* VERIFY_POST_FOOTER = R"(Checks what filecoin-proofs' verify_window_post checks: the sectors, in ascending sector-id
+order, fill partitions of 2 (2KiB, 8MiB, 512MiB), 2,349 (32GiB) or 2,300 (64GiB) sectors; each
+sector contributes its comm_r and 10 challenged leaf indexes derived from the randomness; a
+partition short of sectors repeats its last one. All partitions are verified in one batch.
+
+WHAT TO GIVE
+  --registered-proof ID|NAME   the chain's RegisteredPoStProof: 5-9 StackedDrgWindow{2KiB,…,64GiB}V1
+                               (API 1.0.0), 10-14 …V1_2 (API 1.2.0, what the chain uses today);
+                               or --sector-size SIZE --api-version V
+  --randomness HEX             the 32-byte challenge randomness (below r: Lotus clears its top 2 bits)
+  --sector ID:COMM_R           a proven sector (repeat it), comm_r as 64 hex digits or its CID;
+                               or --sectors FILE with one "ID COMM_R" per line
+  --vk, --proof                as for verify-seal (192 bytes per partition)
+
+EXIT STATUS
+  0 valid; 1 invalid (the reason is printed); 2 the input cannot be checked (the field is named).
+
+EXAMPLE
+  snarkpipe verify-post --sector-size 2KiB --api-version 1.2.0 \
+      --randomness 0101010101010101010101010101010101010101010101010101010101010101 \
+      --sector 77:4afb35f82a95a10187a913bc14520d9a1d173328265b301b5dcf440ef2583950 \
+      --vk tests/filecoin/data/polka-storage-post-2kib/vk.hex --proof tests/filecoin/data/polka-storage-post-2kib/proof.hex)";
+
+struct PostOptions {
+  std::string registered_proof, sector_size, api_version, randomness, sectors_file, vk, proof;
+  std::vector<std::string> sectors;
+};
+
+PostSector parse_post_sector(const std::string& id, const std::string& comm_r, const std::string& where) {
+  PostSector s;
+  const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), s.sector_id);
+  if (ec != std::errc() || end != id.data() + id.size() || id.empty())
+    throw SealInputError(where, "'" + id + "' is not a sector number");
+  s.comm_r = parse_commitment(comm_r, CommitmentKind::Sealed, where + " comm_r");
+  return s;
+}
+
+int run_verify_post(const PostOptions& o) {
+  try {
+    WindowPostInputs in;
+    if (!o.registered_proof.empty()) {
+      if (!o.sector_size.empty()) throw SealInputError("registered proof", "give --registered-proof or --sector-size, not both");
+      const RegisteredPostProof* p = find_registered_window_post_proof(o.registered_proof);
+      if (!p)
+        throw SealInputError("registered proof", "unknown WindowPoSt type '" + o.registered_proof +
+                                                     "' (5-14 or a name such as StackedDrgWindow32GiBV1_2)");
+      in.sector_size = p->sector_size;
+      in.api_version = p->api_version;
+    } else {
+      const auto size = parse_sector_size(o.sector_size);
+      if (!size) throw SealInputError("sector size", "give --registered-proof, or --sector-size (2KiB … 64GiB) with --api-version");
+      in.sector_size = *size;
+      const auto v = parse_api_version(o.api_version);
+      if (!v) throw SealInputError("api version", "--sector-size needs --api-version 1.0.0 or 1.2.0");
+      in.api_version = *v;
+    }
+    if (o.randomness.empty()) throw SealInputError("randomness", "missing (--randomness)");
+    in.randomness = parse_bytes32_hex(o.randomness, "randomness");
+    for (const std::string& s : o.sectors) {
+      const auto colon = s.find(':');
+      if (colon == std::string::npos) throw SealInputError("sector", "'" + s + "' is not ID:COMM_R");
+      in.sectors.push_back(parse_post_sector(s.substr(0, colon), s.substr(colon + 1), "sector " + s.substr(0, colon)));
+    }
+    if (!o.sectors_file.empty()) {
+      std::ifstream f(o.sectors_file);
+      if (!f) throw SealInputError("sectors", "cannot open " + o.sectors_file);
+      std::string id, comm_r;
+      for (std::size_t line = 1; f >> id >> comm_r; ++line)
+        in.sectors.push_back(parse_post_sector(id, comm_r, o.sectors_file + " line " + std::to_string(line)));
+    }
+    std::vector<std::uint8_t> proof;
+    try {
+      proof = read_bytes_or_hex(o.proof);
+    } catch (const std::exception& e) {
+      throw SealInputError("proof", e.what());
+    }
+    groth16::VerifyingKey vk;
+    try {
+      vk = load_verifying_key(o.vk);
+    } catch (const std::exception& e) {
+      throw SealInputError("vk", e.what());
+    }
+    const PostCheck c = verify_window_post(in, proof, groth16::PreparedVerifyingKey::from(vk));
+    const std::string what = format_sector_size(in.sector_size) + " WindowPoSt (API " +
+                             std::string(to_string(in.api_version)) + "), " + std::to_string(in.sectors.size()) +
+                             " sector" + (in.sectors.size() == 1 ? "" : "s");
+    if (c.valid)
+      std::printf("valid: %s, %u partition%s × %zu public inputs\n", what.c_str(), c.partitions,
+                  c.partitions == 1 ? "" : "s", c.inputs_per_partition);
+    else
+      std::printf("invalid: %s: %s\n", what.c_str(), c.reason.c_str());
+    return c.valid ? 0 : 1;
+  } catch (const SealInputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
+}
+
 }  // namespace
 
 std::vector<Command> register_filecoin_commands(CLI::App& app) {
@@ -299,6 +400,24 @@ std::vector<Command> register_filecoin_commands(CLI::App& app) {
   record->excludes(type);
 
   cmds.push_back({c, [o] { return run_verify_seal(*o); }});
+
+  auto po = std::make_shared<PostOptions>();
+  auto* p = app.add_subcommand("verify-post", "Verify a Filecoin WindowPoSt proof; exit status 0 only when valid");
+  p->footer(VERIFY_POST_FOOTER);
+  p->add_option("--registered-proof", po->registered_proof, "The WindowPoSt type: its number (5-14) or name");
+  p->add_option("--sector-size", po->sector_size, "Instead of a registered type, with --api-version: 2KiB … 64GiB");
+  p->add_option("--api-version", po->api_version, "rust-fil-proofs' API version: 1.0.0 or 1.2.0");
+  p->add_option("--randomness", po->randomness, "The challenge randomness: 64 hex digits");
+  p->add_option("--sector", po->sectors, "ID:COMM_R of a proven sector; repeat for each");
+  p->add_option("--sectors", po->sectors_file, "A file of \"ID COMM_R\" lines, instead of or beside --sector")
+      ->check(CLI::ExistingFile);
+  p->add_option("--vk", po->vk, "The verifying key: .vk, .params, or polka-storage's compressed key")
+      ->required()
+      ->check(CLI::ExistingFile);
+  p->add_option("--proof", po->proof, "The partitions' proofs, 192 bytes each, concatenated (binary or hex)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmds.push_back({p, [po] { return run_verify_post(*po); }});
   return cmds;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # snarkpipe verify-seal end to end: the polka-storage 2 KiB proof through flags and --record,
-# tampered inputs (exit 1), and input errors that name their field (exit 2).
+# tampered inputs (exit 1), and input errors that name their field (exit 2); then verify-post
+# on polka-storage's 2 KiB WindowPoSt proof.
 set -u
 SNARKPIPE=$1
 DATA=$2
@@ -15,15 +16,17 @@ COMM_D=129c7562bb0c189544f5dccd365feaec2141eab458097a5ca8429c109d154421
 TICKET=0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c
 SEED=0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d
 
-# expect STATUS TEXT -- ARGS...: the exit status, and TEXT somewhere in stdout+stderr.
+# expect STATUS TEXT -- ARGS...: the exit status of `verify-seal ARGS`, and TEXT somewhere in
+# stdout+stderr (COMMAND, when set, replaces verify-seal).
+COMMAND=verify-seal
 expect() {
   local want=$1 text=$2
   shift 3
   local out
-  out=$("$SNARKPIPE" verify-seal "$@" 2>&1)
+  out=$("$SNARKPIPE" $COMMAND "$@" 2>&1)
   local rc=$?
   if [[ $rc -ne $want || "$out" != *"$text"* ]]; then
-    echo "FAIL (exit $rc, wanted $want and '$text'): verify-seal $*"
+    echo "FAIL (exit $rc, wanted $want and '$text'): $COMMAND $*"
     echo "$out" | sed 's/^/    /'
     fails=$((fails + 1))
   else
@@ -93,8 +96,25 @@ expect 2 "porep_config.partitions" -- --record "$TMP/p.jsonl" --line 1 --vk "$V/
 python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex(open(sys.argv[1]).read())[:2000])" "$V/vk.hex" > "$TMP/short.vk"
 run_flags 2 "vk: $TMP/short.vk: ic.count" --vk "$TMP/short.vk"
 
+# verify-post: one sector in a 2 KiB WindowPoSt partition of two.
+COMMAND=verify-post
+P=$DATA/polka-storage-post-2kib
+ONES=0101010101010101010101010101010101010101010101010101010101010101
+post=(--randomness $ONES --vk "$P/vk.hex" --proof "$P/proof.hex")
+expect 0 "valid: 2KiB WindowPoSt (API 1.2.0), 1 sector, 1 partition × 22" -- \
+  --sector-size 2KiB --api-version 1.2.0 --sector 77:$COMM_R "${post[@]}"
+echo "77 $COMM_R" > "$TMP/sectors.txt"
+expect 0 "valid" -- --registered-proof StackedDrgWindow2KiBV1_2 --sectors "$TMP/sectors.txt" "${post[@]}"
+expect 1 "invalid" -- --registered-proof 10 --sector 78:$COMM_R "${post[@]}"
+expect 1 "invalid" -- --registered-proof 10 --sector 77:$COMM_R --sector 76:$COMM_R "${post[@]}"
+expect 2 "randomness: is not a field element" -- --registered-proof 10 --sector 77:$COMM_R \
+  --randomness ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff --vk "$P/vk.hex" --proof "$P/proof.hex"
+expect 2 "unknown WindowPoSt type" -- --registered-proof 3 --sector 77:$COMM_R "${post[@]}"
+expect 2 "sector 77 is given twice" -- --registered-proof 10 --sector 77:$COMM_R --sector 77:$COMM_R "${post[@]}"
+expect 2 "sectors: none given" -- --registered-proof 10 "${post[@]}"
+
 if [[ $fails -ne 0 ]]; then
   echo "$fails case(s) failed"
   exit 1
 fi
-echo "all verify-seal cases passed"
+echo "all verify-seal and verify-post cases passed"
