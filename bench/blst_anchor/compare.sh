@@ -4,7 +4,7 @@
 # @chainsafe/blst (pinned below), which ships blst's source; it is built here with blst's own
 # build.sh and used for measuring only. Needs `make` (or cmake --build build) done first, for
 # snarkpipe's Release libraries in build/. Usage, in the repository root:
-#   bash bench/blst_anchor/compare.sh [> bench/results/blst-anchor-DATE.json]
+#   bash bench/blst_anchor/compare.sh [> bench/results/anchors/blst-anchor-DATE.json]
 set -euo pipefail
 BLST_NPM=@chainsafe/blst@0.2.11
 work=build/blst-anchor

@@ -6,7 +6,7 @@
 # powers of tau (snarkjs's ceremony is far too slow at these sizes), the witness from
 # `snarkjs wtns calculate`; then `snarkpipe bench prove --snarkjs ...` writes one JSON record
 # per size into OUT_DIR.
-# Usage: bench/circom/bench.sh BUILD_DIR OUT_DIR LOG...     e.g. bench/circom/bench.sh build bench/results 14 16
+# Usage: bench/circom/bench.sh BUILD_DIR OUT_DIR LOG...     e.g. bench/circom/bench.sh build bench/results/prove 14 16
 set -eu
 BUILD="$(cd "$1" && pwd)"
 OUT="$(mkdir -p "$2" && cd "$2" && pwd)"
