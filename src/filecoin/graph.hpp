@@ -41,9 +41,6 @@ class StackedGraph {
   std::array<std::uint32_t, DRG_DEGREE> drg_parents(std::uint32_t node) const;
   std::array<std::uint32_t, EXPANSION_DEGREE> expander_parents(std::uint32_t node) const;
 
-  const DrgSeed& drg_seed() const { return drg_seed_; }
-  const FeistelKeys& feistel_keys() const { return feistel_keys_; }
-
  private:
   std::uint64_t nodes_;
   ApiVersion api_version_;

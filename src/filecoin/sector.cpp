@@ -64,10 +64,6 @@ std::optional<ApiVersion> parse_api_version(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(ApiFeature f) {
-  return f == SYNTH ? "SyntheticPoRep" : "NonInteractivePoRep";
-}
-
 std::optional<ApiFeature> parse_api_feature(std::string_view s) {
   if (iequal(s, "SyntheticPoRep")) return SYNTH;
   if (iequal(s, "NonInteractivePoRep")) return NI;

@@ -35,7 +35,6 @@ std::string_view to_string(ApiVersion v);  // "1.0.0", …
 std::optional<ApiVersion> parse_api_version(std::string_view s);
 
 enum class ApiFeature { SyntheticPoRep, NonInteractivePoRep };
-std::string_view to_string(ApiFeature f);  // "SyntheticPoRep", "NonInteractivePoRep"
 std::optional<ApiFeature> parse_api_feature(std::string_view s);
 
 struct RegisteredSealProof {

@@ -1,6 +1,7 @@
 #include "filecoin/window_post.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "filecoin/sector.hpp"
@@ -42,8 +43,6 @@ bool iequal(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
-
-std::span<const RegisteredPostProof> registered_window_post_proofs() { return PROOFS; }
 
 const RegisteredPostProof* find_registered_window_post_proof(std::string_view s) {
   for (const auto& p : PROOFS)

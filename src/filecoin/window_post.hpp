@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "filecoin/public_inputs.hpp"
@@ -29,7 +31,6 @@ struct RegisteredPostProof {
   ApiVersion api_version;
 };
 
-std::span<const RegisteredPostProof> registered_window_post_proofs();
 const RegisteredPostProof* find_registered_window_post_proof(std::string_view id_or_name);
 
 // Sectors per partition; throws SealInputError("sector size") for other sizes.
