@@ -72,7 +72,7 @@ QAFTER_SQR = {"fp": 1, "fr": 2}
 QAFTER_INLINE = {"fp": 1, "fr": 2}
 # The inline Fp product without its final subtraction (the redundant form): in a small
 # loop after word 3 measured 24.77-24.80 ns against 25.00-25.07 for 0, 1, 2, 5, but in
-# `bench cpu` 25.18 against 25.04 (noise), so it stays 1 (bench/results/cpu-notes-2026-12-01.md).
+# `bench cpu` 25.18 against 25.04 (noise), so it stays 1 (bench/results/notes/cpu-notes-2026-12-01.md).
 QAFTER_PRODUCT_INLINE = {"fp": 1, "fr": 2}
 # The same for the inline symmetric squaring (fp only).
 QAFTER_SQR_INLINE = {"fp": 1, "fr": 2}

@@ -26,7 +26,7 @@ constexpr unsigned TILE_LOG = 10;
 constexpr unsigned MIN_LANE_LOG = 1;
 // Blocks of 256 threads held per SM: 3 caps the stage kernels at 85 registers (a few bytes of
 // spills) so that a block's loads and stores overlap two others' arithmetic; measured 7 %
-// faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/gpu-notes, session 3); 4 blocks
+// faster than 2 blocks (2^27: 49.4 → 46.0 ms, bench/results/notes/gpu-notes, session 3); 4 blocks
 // (64 registers, 80-230 bytes of spills) measured the same (item 39).
 constexpr int STAGE_BLOCKS_PER_SM = 3;
 // Coset powers g^i = G_lo[i mod 2^COSET_LO_BITS] · G_hi[i >> COSET_LO_BITS].
