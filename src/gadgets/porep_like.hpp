@@ -1,8 +1,9 @@
 // `porep-like`: a circuit with the structure and cost profile of one partition of Filecoin's
 // SDR proof of replication (stacked DRG, 32 GiB), for benchmarking synthesis and proving.
-// It is a stand-in, not Filecoin's circuit: the labelling format, the parent selection, the
-// hashes' constants (poseidon.hpp) and the public-input layout differ, so its proofs are not
-// Filecoin proofs.
+// It is a stand-in, not Filecoin's circuit: the labelling format, the parent selection and
+// the public-input layout differ, so its proofs are not Filecoin proofs. Its Poseidon hashes
+// and 8-ary inclusion paths are Filecoin's (neptune's constants and circuit, rust-fil-proofs'
+// insertion; poseidon.hpp, poseidon_merkle.hpp).
 //
 // Sectors have 2^log2_nodes nodes. Per challenge (a node index):
 // - the data tree (binary SHA-256, depth log2_nodes, merkle.hpp): the data leaf's inclusion
@@ -25,10 +26,11 @@
 // sha256_digest_public_inputs), comm_r, then each challenge's node index.
 //
 // Sizes (constraints, measured by tests and `snarkpipe bench synth`): about 45,700 per data
-// tree level, 8 compressions (about 210,000) per layer with 14 parents, 402 per 8-ary level,
-// 456 for an 11-layer column hash. The full preset (11 layers, 2^30 nodes, 14 parents) costs
-// 3,701,697 per challenge; its 35 challenges make 129,559,925 with the input rows, against
-// 130,278,869 for a PoRep partition (both fill a 2^27 domain).
+// tree level, 8 compressions (about 210,000) per layer with 14 parents, 527 per 8-ary level
+// (22 for the insertion, 505 for the hash), 598 for an 11-layer column hash, 311 for comm_r.
+// The full preset (11 layers, 2^30 nodes, 14 parents) costs 3,704,339 per challenge; its 35
+// challenges make 129,652,472 with the input rows, against 130,278,869 for a PoRep partition
+// (both fill a 2^27 domain).
 //
 // Witness generation has two paths that must agree value for value: the generic one
 // (synthesize() on a WitnessConstraintSystem, closure by closure) and the fast one
@@ -55,8 +57,8 @@ struct PorepLikeParams {
   std::size_t log2_nodes = 30;
   std::size_t parents = 14;
 
-  // "full" (the defaults), "ci" (2 challenges, 4 layers, 2^12 nodes: 2,793,563 constraints),
-  // "tiny" (2 challenges, 2 layers, 2^3 nodes, 2 parents: 483,293, for tests);
+  // "full" (the defaults), "ci" (2 challenges, 4 layers, 2^12 nodes: 2,795,824 constraints),
+  // "tiny" (2 challenges, 2 layers, 2^3 nodes, 2 parents: 484,024, for tests);
   // std::invalid_argument for another name.
   static PorepLikeParams preset(std::string_view name);
   // challenges >= 1 and <= 2^log2_nodes; layers in 1..POSEIDON_MAX_ARITY; log2_nodes a

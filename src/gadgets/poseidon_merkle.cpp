@@ -1,5 +1,7 @@
 #include "gadgets/poseidon_merkle.hpp"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -14,15 +16,170 @@ std::vector<Fr> children_of(const Fr& node, std::span<const Fr> siblings, std::s
   return c;
 }
 
-std::size_t slot_at(std::uint64_t index, unsigned bits, std::size_t level) {
-  const std::size_t shift = bits * level;
+// The bits of each level (log2 of its arity), from its siblings.
+std::vector<unsigned> level_bits(std::span<const std::size_t> sibling_counts) {
+  std::vector<unsigned> k;
+  for (std::size_t n : sibling_counts) k.push_back(poseidon_tree_bits(n + 1));
+  return k;
+}
+
+std::vector<unsigned> level_bits_of(const PoseidonPath& path) {
+  std::vector<std::size_t> n;
+  for (const auto& s : path.siblings) n.push_back(s.size());
+  return level_bits(n);
+}
+
+std::size_t slot_at(std::uint64_t index, unsigned shift, unsigned bits) {
   return shift >= 64 ? 0 : std::size_t((index >> shift) & ((std::uint64_t(1) << bits) - 1));
 }
 
-void check_path(std::size_t arity, const PoseidonPath& path) {
-  for (const auto& s : path.siblings) {
-    if (s.size() != arity - 1) throw std::invalid_argument("Poseidon path: a level without arity − 1 siblings");
+void check_uniform(std::size_t arity, std::span<const std::size_t> sibling_counts, const char* what) {
+  poseidon_tree_bits(arity);
+  for (std::size_t n : sibling_counts) {
+    if (n != arity - 1) throw std::invalid_argument(std::string(what) + ": a level without arity − 1 siblings");
   }
+}
+
+std::vector<std::size_t> counts_of(const PoseidonPath& path) {
+  std::vector<std::size_t> n;
+  for (const auto& s : path.siblings) n.push_back(s.size());
+  return n;
+}
+
+// rust-fil-proofs' insertion (storage-proofs-core gadgets/insertion.rs), over an Ops type
+// that either builds the circuit (Num, Boolean) or replays its allocations natively (Fr,
+// bool), so that the gadget and its trace allocate the same values in the same order.
+// ops.pick(cond, a, b) is `cond ? a : b`.
+template <class Ops>
+std::vector<typename Ops::Elt> insert_children(Ops& ops, const typename Ops::Elt& node,
+                                               std::span<const typename Ops::Elt> sib,
+                                               std::span<const typename Ops::Bit> bits) {
+  using Elt = typename Ops::Elt;
+  const std::size_t size = sib.size() + 1;
+  const Elt& a = node;
+  if (size == 2) {
+    const auto& b0 = bits[0];
+    Elt p0 = ops.pick("binary insert 0", b0, sib[0], a);
+    Elt p1 = ops.pick("binary insert 1", b0, a, sib[0]);
+    return {p0, p1};
+  }
+  if (size == 4) {
+    const auto &b0 = bits[0], &b1 = bits[1];
+    const Elt &b = sib[0], &c = sib[1], &d = sib[2];
+    const Elt p0_x0 = ops.pick("p0_x0", b0, b, a);
+    Elt p0 = ops.pick("p0", b1, b, p0_x0);
+    const Elt p1_x0 = ops.pick("p1_x0", b0, a, b);
+    Elt p1 = ops.pick("p1", b1, c, p1_x0);
+    const Elt p2_x1 = ops.pick("p2_x1", b0, d, a);
+    Elt p2 = ops.pick("p2", b1, p2_x1, c);
+    const Elt p3_x1 = ops.pick("p3_x1", b0, a, d);
+    Elt p3 = ops.pick("p3", b1, p3_x1, d);
+    return {p0, p1, p2, p3};
+  }
+  if (size == 8) {
+    const auto &b0 = bits[0], &b1 = bits[1], &b2 = bits[2];
+    const Elt &b = sib[0], &c = sib[1], &d = sib[2], &e = sib[3], &f = sib[4], &g = sib[5], &h = sib[6];
+    const auto nor = ops.nor("b0 nor b1", b0, b1);
+    const auto both = ops.and_("b0 and b1", b0, b1);
+    const Elt p0_xx0 = ops.pick("p0_xx0", nor, a, b);
+    Elt p0 = ops.pick("p0", b2, b, p0_xx0);
+    const Elt p1_x00 = ops.pick("p1_x00", b0, a, b);
+    const Elt p1_xx0 = ops.pick("p1_xx0", b1, c, p1_x00);
+    Elt p1 = ops.pick("p1", b2, c, p1_xx0);
+    const Elt p2_x10 = ops.pick("p2_x10", b0, d, a);
+    const Elt p2_xx0 = ops.pick("p2_xx0", b1, p2_x10, c);
+    Elt p2 = ops.pick("p2", b2, d, p2_xx0);
+    const Elt p3_xx0 = ops.pick("p3_xx0", both, a, d);
+    Elt p3 = ops.pick("p3", b2, e, p3_xx0);
+    const Elt p4_xx1 = ops.pick("p4_xx1", nor, a, f);
+    Elt p4 = ops.pick("p4", b2, p4_xx1, e);
+    const Elt p5_x01 = ops.pick("p5_x01", b0, a, f);
+    const Elt p5_xx1 = ops.pick("p5_xx1", b1, g, p5_x01);
+    Elt p5 = ops.pick("p5", b2, p5_xx1, f);
+    const Elt p6_x11 = ops.pick("p6_x11", b0, h, a);
+    const Elt p6_xx1 = ops.pick("p6_xx1", b1, p6_x11, g);
+    Elt p6 = ops.pick("p6", b2, p6_xx1, g);
+    const Elt p7_xx1 = ops.pick("p7_xx1", both, a, h);
+    Elt p7 = ops.pick("p7", b2, p7_xx1, h);
+    return {p0, p1, p2, p3, p4, p5, p6, p7};
+  }
+  // The general algorithm: per slot, a select tree over what the slot holds for each index
+  // (sibling pos for pos < index, the node at pos = index, sibling pos − 1 after).
+  std::vector<Elt> out;
+  for (std::size_t pos = 0; pos < size; ++pos) {
+    std::vector<Elt> state;
+    for (std::size_t index = 0; index < size; ++index) state.push_back(pos < index ? sib[pos] : pos == index ? a : sib[pos - 1]);
+    std::size_t half = size / 2;
+    for (std::size_t i = bits.size(); i-- > 0;) {  // most significant bit first
+      std::vector<Elt> next;
+      for (std::size_t j = 0; j < half; ++j) {
+        const std::string name = "choice at " + std::to_string(pos) + ", pick " + std::to_string(bits.size() - 1 - i) +
+                                 ", " + std::to_string(j);
+        next.push_back(ops.pick(name, bits[i], state[half + j], state[j]));
+      }
+      state = std::move(next);
+      half /= 2;
+    }
+    out.push_back(state[0]);
+  }
+  return out;
+}
+
+struct CircuitOps {
+  using Elt = Num;
+  using Bit = Boolean;
+  ConstraintSystem& cs;
+
+  // c = cond ? a : b, with (b − a)·cond = b − c.
+  Num pick(std::string_view name, const Boolean& cond, const Num& a, const Num& b) {
+    std::optional<Fr> v;
+    if (const auto c = cond.value()) v = *c ? a.value() : b.value();
+    const AllocatedNum c = AllocatedNum::alloc(cs, name, v);
+    cs.enforce(std::string(name) + " pick", b.lc() - a.lc(), cond.lc(), b.lc() - c.lc());
+    return Num::of(c);
+  }
+  Boolean nor(std::string_view name, const Boolean& x, const Boolean& y) {
+    return Boolean::and_(cs, name, x.not_(), y.not_());
+  }
+  Boolean and_(std::string_view name, const Boolean& x, const Boolean& y) { return Boolean::and_(cs, name, x, y); }
+};
+
+struct TraceOps {
+  using Elt = Fr;
+  using Bit = bool;
+  AuxWriter& out;
+
+  Fr pick(std::string_view, bool cond, const Fr& a, const Fr& b) {
+    const Fr c = cond ? a : b;
+    out.push(c);
+    return c;
+  }
+  bool nor(std::string_view, bool x, bool y) {
+    out.push_bit(!x && !y);
+    return !x && !y;
+  }
+  bool and_(std::string_view, bool x, bool y) {
+    out.push_bit(x && y);
+    return x && y;
+  }
+};
+
+// PoRCircuit's tail after the computed root: the packed path bits as inputs, the root
+// allocated and equal to the computed one, exposed unless private.
+AllocatedNum por_tail(ConstraintSystem& cs, const Num& computed, std::span<const Boolean> bits,
+                      const std::optional<Fr>& root, bool private_root) {
+  constexpr std::size_t CAPACITY = Fr::BITS - 1;
+  {
+    Namespace ns(cs, "path");
+    for (std::size_t start = 0, k = 0; start < bits.size(); start += CAPACITY, ++k) {
+      const std::size_t n = std::min(CAPACITY, bits.size() - start);
+      Num::from_bits_le(bits.subspan(start, n)).inputize(cs, "packing " + std::to_string(k));
+    }
+  }
+  const AllocatedNum rt = AllocatedNum::alloc(cs, "root_value", root ? root : computed.value());
+  cs.enforce("enforce root is correct", computed.lc(), Variable::one(), rt.lc());
+  if (!private_root) rt.inputize(cs, "root");
+  return rt;
 }
 
 }  // namespace
@@ -34,15 +191,21 @@ unsigned poseidon_tree_bits(std::size_t arity) {
   throw std::invalid_argument("Poseidon tree: arity " + std::to_string(arity) + " is not 2, 4, 8 or 16");
 }
 
-Fr poseidon_root_from_path(std::size_t arity, const Fr& leaf, const PoseidonPath& path) {
-  const unsigned k = poseidon_tree_bits(arity);
-  check_path(arity, path);
-  const PoseidonParams& p = poseidon_params(arity);
+Fr poseidon_root_from_path(const Fr& leaf, const PoseidonPath& path) {
+  const std::vector<unsigned> k = level_bits_of(path);
   Fr node = leaf;
+  unsigned shift = 0;
   for (std::size_t l = 0; l < path.siblings.size(); ++l) {
-    node = native::poseidon_hash(p, children_of(node, path.siblings[l], slot_at(path.index, k, l)));
+    const PoseidonParams& p = poseidon_params(path.siblings[l].size() + 1);
+    node = native::poseidon_hash(p, children_of(node, path.siblings[l], slot_at(path.index, shift, k[l])));
+    shift += k[l];
   }
   return node;
+}
+
+Fr poseidon_root_from_path(std::size_t arity, const Fr& leaf, const PoseidonPath& path) {
+  check_uniform(arity, counts_of(path), "poseidon_root_from_path");
+  return poseidon_root_from_path(leaf, path);
 }
 
 PoseidonTree::PoseidonTree(std::size_t arity, std::vector<Fr> leaves) : arity_(arity) {
@@ -86,166 +249,135 @@ PoseidonPath PoseidonTree::path(std::uint64_t index) const {
   return path;
 }
 
-namespace {
-
-std::optional<Fr> sum_of(const std::optional<Fr>& a, const Fr& ca, const std::optional<Fr>& b, const Fr& cb) {
-  if (!a || !b) return std::nullopt;
-  return ca * *a + cb * *b;
-}
-
-std::optional<Fr> product_of(const std::optional<Fr>& a, const std::optional<Fr>& b) {
-  if (!a || !b) return std::nullopt;
-  return *a * *b;
-}
-
-// The one-hot selector of the slot the bits spell (little-endian): per bit, the products of
-// all indicators but the last with the bit are allocated; the last follows linearly, as the
-// indicators sum to 1.
-std::vector<Num> one_hot(ConstraintSystem& cs, std::span<const Boolean> bits) {
-  std::vector<Num> ind = {Num(LinearCombination::constant(FR_ONE), FR_ONE)};
-  for (std::size_t j = 0; j < bits.size(); ++j) {
-    const Boolean& b = bits[j];
-    const std::size_t n = ind.size();
-    std::vector<Num> prod(n);
-    LinearCombination rest = b.lc();
-    std::optional<Fr> rest_value;
-    if (const auto v = b.value()) rest_value = bit_to_field(*v);
-    for (std::size_t m = 0; m + 1 < n; ++m) {
-      std::optional<Fr> bv;
-      if (const auto v = b.value()) bv = bit_to_field(*v);
-      const std::optional<Fr> pv = product_of(ind[m].value(), bv);
-      const Variable p = cs.alloc("selector " + std::to_string(j) + "." + std::to_string(m), value_fn(pv));
-      cs.enforce("selector " + std::to_string(j) + "." + std::to_string(m) + " product", ind[m].lc(), b.lc(), p);
-      prod[m] = Num(LinearCombination(p), pv);
-      rest.add(FR_MINUS_ONE, p);
-      rest_value = sum_of(rest_value, FR_ONE, pv, FR_MINUS_ONE);
-    }
-    prod[n - 1] = Num(rest, rest_value);
-    std::vector<Num> next(2 * n);
-    for (std::size_t m = 0; m < n; ++m) {
-      LinearCombination off = ind[m].lc();
-      off -= prod[m].lc();
-      next[m] = Num(off, sum_of(ind[m].value(), FR_ONE, prod[m].value(), FR_MINUS_ONE));
-      next[m + n] = prod[m];
-    }
-    ind = std::move(next);
+std::vector<Num> poseidon_insert(ConstraintSystem& cs, std::string_view name, const Num& node,
+                                 std::span<const AllocatedNum> siblings, std::span<const Boolean> bits) {
+  const unsigned k = poseidon_tree_bits(siblings.size() + 1);
+  if (bits.size() != k) throw std::invalid_argument("poseidon_insert: " + std::to_string(bits.size()) + " bits for arity " + std::to_string(siblings.size() + 1));
+  if (k == 3 && (bits[0].is_constant() || bits[1].is_constant())) {
+    throw std::invalid_argument("poseidon_insert: arity 8 needs allocated index bits");
   }
-  return ind;
-}
-
-// A new variable out = base + sel·(x − base) + extra: sel·(x − base) = out − base − extra.
-AllocatedNum select_into(ConstraintSystem& cs, std::string_view name, const Num& sel, const Num& x, const Num& base,
-                         const Num* extra) {
-  std::optional<Fr> v = sum_of(base.value(), FR_ONE, product_of(sel.value(), sum_of(x.value(), FR_ONE, base.value(), FR_MINUS_ONE)), FR_ONE);
-  if (extra) v = sum_of(v, FR_ONE, extra->value(), FR_ONE);
-  const AllocatedNum out = AllocatedNum::alloc(cs, name, v);
-  LinearCombination diff = x.lc();
-  diff -= base.lc();
-  LinearCombination rhs = out.lc();
-  rhs -= base.lc();
-  if (extra) rhs -= extra->lc();
-  cs.enforce(std::string(name) + " selection", sel.lc(), diff, rhs);
-  return out;
-}
-
-// The children in order, the node in the slot its bits select.
-std::vector<Num> ordered_children(ConstraintSystem& cs, const Num& node, std::span<const AllocatedNum> siblings,
-                                  std::span<const Boolean> bits) {
-  const std::vector<Num> eq = one_hot(cs, bits);
-  const std::size_t a = eq.size();
+  Namespace ns(cs, name);
   std::vector<Num> sib;
   for (const AllocatedNum& s : siblings) sib.push_back(Num::of(s));
-  std::vector<Num> out(a);
-  out[0] = Num::of(select_into(cs, "child 0", eq[0], node, sib[0], nullptr));
-  for (std::size_t k = 1; k + 1 < a; ++k) {
-    // Slots before the node's hold sibling k, slots after it sibling k − 1.
-    LinearCombination before;
-    std::optional<Fr> before_value = Fr::zero();
-    for (std::size_t j = k + 1; j < a; ++j) {
-      before += eq[j].lc();
-      before_value = sum_of(before_value, FR_ONE, eq[j].value(), FR_ONE);
-    }
-    const Num lt(before, before_value);
-    const std::string ks = std::to_string(k);
-    const AllocatedNum shift = select_into(cs, "shift " + ks, lt, sib[k], sib[k - 1], nullptr);
-    // shift = sib[k−1] + lt·(sib[k] − sib[k−1]); the child adds the node's selection.
-    LinearCombination shift_delta = shift.lc();
-    shift_delta -= sib[k - 1].lc();
-    const Num extra(shift_delta, sum_of(shift.value(), FR_ONE, sib[k - 1].value(), FR_MINUS_ONE));
-    out[k] = Num::of(select_into(cs, "child " + ks, eq[k], node, sib[k - 1], &extra));
-  }
-  out[a - 1] = Num::of(select_into(cs, "child " + std::to_string(a - 1), eq[a - 1], node, sib[a - 2], nullptr));
-  return out;
+  CircuitOps ops{cs};
+  return insert_children<CircuitOps>(ops, node, sib, bits);
 }
 
-}  // namespace
+Num poseidon_merkle_root_gadget(ConstraintSystem& cs, std::string_view name, const Num& leaf,
+                                std::span<const std::vector<AllocatedNum>> siblings,
+                                std::span<const Boolean> index_bits) {
+  std::vector<std::size_t> counts;
+  for (const auto& s : siblings) counts.push_back(s.size());
+  const std::vector<unsigned> k = level_bits(counts);
+  std::size_t total = 0;
+  for (unsigned b : k) total += b;
+  if (index_bits.size() != total) {
+    throw std::invalid_argument("poseidon_merkle_root_gadget: " + std::to_string(index_bits.size()) + " index bits for " +
+                                std::to_string(siblings.size()) + " levels needing " + std::to_string(total));
+  }
+  Namespace ns(cs, name);
+  Num node = leaf;
+  std::size_t shift = 0;
+  for (std::size_t l = 0; l < siblings.size(); ++l) {
+    Namespace lns(cs, "level " + std::to_string(l));
+    const std::vector<Num> children = poseidon_insert(cs, "insert", node, siblings[l], index_bits.subspan(shift, k[l]));
+    node = poseidon_hash_gadget(cs, "hash", poseidon_params(siblings[l].size() + 1), children);
+    shift += k[l];
+  }
+  return node;
+}
 
 Num poseidon_merkle_root_gadget(ConstraintSystem& cs, std::string_view name, std::size_t arity, const Num& leaf,
                                 std::span<const std::vector<AllocatedNum>> siblings,
                                 std::span<const Boolean> index_bits) {
-  const unsigned k = poseidon_tree_bits(arity);
-  if (index_bits.size() != k * siblings.size()) {
-    throw std::invalid_argument("poseidon_merkle_root_gadget: " + std::to_string(index_bits.size()) + " index bits for " +
-                                std::to_string(siblings.size()) + " levels of arity " + std::to_string(arity));
-  }
-  const PoseidonParams& p = poseidon_params(arity);
-  Namespace ns(cs, name);
-  Num node = leaf;
-  for (std::size_t l = 0; l < siblings.size(); ++l) {
-    if (siblings[l].size() != arity - 1) throw std::invalid_argument("poseidon_merkle_root_gadget: a level without arity − 1 siblings");
-    Namespace lns(cs, "level " + std::to_string(l));
-    const std::vector<Num> children = ordered_children(cs, node, siblings[l], index_bits.subspan(k * l, k));
-    node = poseidon_hash_gadget(cs, "hash", p, children);
-  }
-  return node;
+  std::vector<std::size_t> counts;
+  for (const auto& s : siblings) counts.push_back(s.size());
+  check_uniform(arity, counts, "poseidon_merkle_root_gadget");
+  return poseidon_merkle_root_gadget(cs, name, leaf, siblings, index_bits);
 }
 
-Num poseidon_merkle_inclusion(ConstraintSystem& cs, std::string_view name, std::size_t arity, const Num& leaf,
-                              std::span<const std::vector<AllocatedNum>> siblings,
-                              std::span<const Boolean> index_bits) {
-  if (index_bits.size() > Fr::BITS - 1) throw std::invalid_argument("poseidon_merkle_inclusion: more than 254 index bits");
+AllocatedNum poseidon_merkle_inclusion(ConstraintSystem& cs, std::string_view name, const Num& leaf,
+                                       std::span<const std::vector<AllocatedNum>> siblings,
+                                       std::span<const Boolean> index_bits, const std::optional<Fr>& root,
+                                       bool private_root) {
+  if (index_bits.size() > (Fr::BITS - 1) * 8) throw std::invalid_argument("poseidon_merkle_inclusion: too many index bits");
   Namespace ns(cs, name);
-  const Num root = poseidon_merkle_root_gadget(cs, "root", arity, leaf, siblings, index_bits);
-  root.inputize(cs, "root input");
-  Num::from_bits_le(index_bits).inputize(cs, "index input");
-  return root;
+  const Num computed = poseidon_merkle_root_gadget(cs, "computed root", leaf, siblings, index_bits);
+  return por_tail(cs, computed, index_bits, root, private_root);
+}
+
+AllocatedNum poseidon_por_circuit(ConstraintSystem& cs, std::string_view name, std::span<const std::size_t> arities,
+                                  const std::optional<Fr>& leaf, const std::optional<PoseidonPath>& path,
+                                  const std::optional<Fr>& root, bool private_root) {
+  std::vector<std::size_t> counts;
+  for (std::size_t a : arities) counts.push_back(a - 1);
+  const std::vector<unsigned> k = level_bits(counts);
+  if (path) {
+    if (path->siblings.size() != arities.size()) throw std::invalid_argument("poseidon_por_circuit: path of the wrong depth");
+    for (std::size_t l = 0; l < arities.size(); ++l) {
+      if (path->siblings[l].size() + 1 != arities[l]) throw std::invalid_argument("poseidon_por_circuit: path level of the wrong arity");
+    }
+  }
+  Namespace ns(cs, name);
+  const AllocatedNum value = AllocatedNum::alloc(cs, "value", leaf);
+  Num cur = Num::of(value);
+  std::vector<Boolean> bits;
+  unsigned shift = 0;
+  for (std::size_t l = 0; l < arities.size(); ++l) {
+    Namespace lns(cs, "merkle tree hash " + std::to_string(l));
+    std::vector<Boolean> level;
+    for (unsigned i = 0; i < k[l]; ++i) {
+      std::optional<bool> b;
+      if (path) b = ((path->index >> (shift + i)) & 1) != 0;
+      level.emplace_back(AllocatedBit::alloc(cs, "index bit " + std::to_string(i), b));
+    }
+    std::vector<AllocatedNum> sib;
+    for (std::size_t i = 0; i + 1 < arities[l]; ++i) {
+      std::optional<Fr> v;
+      if (path) v = path->siblings[l][i];
+      sib.push_back(AllocatedNum::alloc(cs, "path element " + std::to_string(i), v));
+    }
+    const std::vector<Num> children = poseidon_insert(cs, "insert", cur, sib, level);
+    cur = poseidon_hash_gadget(cs, "computation of commitment hash", poseidon_params(arities[l]), children);
+    bits.insert(bits.end(), level.begin(), level.end());
+    shift += k[l];
+  }
+  return por_tail(cs, cur, bits, root, private_root);
+}
+
+std::vector<Fr> poseidon_por_public_inputs(std::span<const std::size_t> arities, std::uint64_t index, const Fr& root,
+                                           bool private_root) {
+  std::size_t total = 0;
+  for (std::size_t a : arities) total += poseidon_tree_bits(a);
+  if (total > 64) throw std::invalid_argument("poseidon_por_public_inputs: more than 64 index bits");
+  const std::uint64_t mask = total == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << total) - 1;
+  std::vector<Fr> out = {Fr::from_u64(index & mask)};
+  if (!private_root) out.push_back(root);
+  return out;
 }
 
 namespace native {
 
-Fr poseidon_merkle_root_trace(std::size_t arity, const Fr& leaf, const PoseidonPath& path, AuxWriter& out) {
-  const unsigned k = poseidon_tree_bits(arity);
-  check_path(arity, path);
-  const PoseidonParams& p = poseidon_params(arity);
+Fr poseidon_merkle_root_trace(const Fr& leaf, const PoseidonPath& path, AuxWriter& out) {
+  const std::vector<unsigned> k = level_bits_of(path);
   Fr node = leaf;
-  std::vector<bool> ind;
+  unsigned shift = 0;
+  TraceOps ops{out};
   for (std::size_t l = 0; l < path.siblings.size(); ++l) {
-    const std::size_t pos = slot_at(path.index, k, l);
-    // The selector products, as one_hot allocates them.
-    ind.assign(1, true);
-    for (unsigned j = 0; j < k; ++j) {
-      const bool b = ((pos >> j) & 1) != 0;
-      const std::size_t n = ind.size();
-      for (std::size_t m = 0; m + 1 < n; ++m) out.push_bit(ind[m] && b);
-      std::vector<bool> next(2 * n);
-      for (std::size_t m = 0; m < n; ++m) {
-        next[m] = ind[m] && !b;
-        next[m + n] = ind[m] && b;
-      }
-      ind = std::move(next);
-    }
-    // The ordered children: child 0, then (shift k, child k) for the middle slots, then the last.
-    const std::vector<Fr>& sib = path.siblings[l];
-    const std::vector<Fr> children = children_of(node, sib, pos);
-    out.push(children[0]);
-    for (std::size_t c = 1; c + 1 < arity; ++c) {
-      out.push(c < pos ? sib[c] : sib[c - 1]);
-      out.push(children[c]);
-    }
-    out.push(children[arity - 1]);
-    node = poseidon_hash_trace(p, children, out);
+    const std::size_t pos = slot_at(path.index, shift, k[l]);
+    std::array<bool, 4> bits{};
+    for (unsigned j = 0; j < k[l]; ++j) bits[j] = ((pos >> j) & 1) != 0;
+    const std::vector<Fr> children =
+        insert_children<TraceOps>(ops, node, path.siblings[l], std::span<const bool>(bits.data(), k[l]));
+    node = poseidon_hash_trace(poseidon_params(children.size()), children, out);
+    shift += k[l];
   }
   return node;
+}
+
+Fr poseidon_merkle_root_trace(std::size_t arity, const Fr& leaf, const PoseidonPath& path, AuxWriter& out) {
+  check_uniform(arity, counts_of(path), "poseidon_merkle_root_trace");
+  return poseidon_merkle_root_trace(leaf, path, out);
 }
 
 }  // namespace native

@@ -1,17 +1,25 @@
 #!/usr/bin/env node
-// Known answers for snarkpipe's Poseidon over the BLS12-381 scalar field, from an independent
-// implementation: @noble/curves' abstract/poseidon (grainGenConstants + poseidon, version
-// pinned in package.json / package-lock.json).
+// Known answers for snarkpipe's Poseidon over the BLS12-381 scalar field (Filecoin's neptune
+// parameters), from an independent implementation: @noble/curves' abstract/poseidon
+// (grainGenConstants + poseidon, version pinned in package.json / package-lock.json).
 //
 // Usage:   node poseidon_vectors.mjs <seed-hex> <count> <arity>:<partial-rounds>[,...]
 //          e.g. node poseidon_vectors.mjs 00ff 4 2:55,4:56,8:57,11:57
 // Install: (cd tests/interop && npm ci)
 //
 // For each arity a (width t = a + 1, 8 full rounds, the given partial rounds, x^5 S-box) it
-// prints noble's Grain-LFSR round constants and MDS matrix, `count` permutations of random
-// states, and `count` hashes of random inputs. A hash, as snarkpipe (and Filecoin's neptune)
-// defines it, permutes [2^a - 1 (the Merkle-tree domain tag), x_1, ..., x_a] and keeps
-// element 1.
+// prints noble's Grain-LFSR round constants for neptune's seed, neptune's MDS matrix built
+// here, `count` permutations of random states through noble's permutation with those, and
+// `count` hashes of random inputs plus the hash of [0, 1, ..., a - 1] (neptune's test input).
+// A hash, as snarkpipe (and Filecoin's neptune) defines it, permutes [2^a - 1 (the
+// Merkle-tree domain tag), x_1, ..., x_a] and keeps element 1.
+//
+// neptune's Grain seed writes S-box code 1 in bits 2..5, which noble writes when
+// `isSboxInverse` is set (noble names the flag for the x^-1 S-box; the seed bits are the
+// same), so noble's grainGenConstants with it gives neptune's round constants; noble's own
+// MDS (drawn from the LFSR) is not neptune's, so the matrix is neptune's Cauchy matrix
+// M[i][j] = 1 / (i + (t + j)), computed here with noble's field and handed to noble's
+// permutation.
 //
 // Random values come from block_i = SHA-256(seed || uint64_be(i)), consumed in order; field
 // elements take 32 bytes big-endian, masked to 255 bits, rejected when >= r. Hex is canonical,
@@ -22,7 +30,7 @@
 //   "params": [{ "arity", "width", "rounds_full", "rounds_partial",
 //                "round_constants": [[t hex] per round], "mds": [[t hex] per row],
 //                "permutations": [{ "input": [t hex], "output": [t hex] }],
-//                "hashes": [{ "inputs": [a hex], "hash": hex }] }] }
+//                "hashes": [{ "inputs": [a hex], "hash": hex }], "hash_of_counting": hex }] }
 
 import { createHash } from 'node:crypto';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
@@ -45,7 +53,7 @@ const SHAPES = argv[2].split(',').map((s) => {
   if (!m) usage('bad shape ' + s);
   const arity = Number(m[1]);
   const rp = Number(m[2]);
-  if (arity < 1 || arity > 32 || rp < 1 || rp > 1000) usage('shape out of range: ' + s);
+  if (arity < 1 || arity > 36 || rp < 1 || rp > 1000) usage('shape out of range: ' + s);
   return { arity, rp };
 });
 
@@ -81,9 +89,10 @@ const hex = (x) => x.toString(16).padStart(64, '0');
 
 const params = SHAPES.map(({ arity, rp }) => {
   const t = arity + 1;
-  const opts = { Fp: Fr, t, roundsFull: 8, roundsPartial: rp };
-  const constants = grainGenConstants(opts);
-  const permute = poseidon({ ...opts, ...constants, sboxPower: 5 });
+  const opts = { Fp: Fr, t, roundsFull: 8, roundsPartial: rp, isSboxInverse: true };
+  const { roundConstants } = grainGenConstants(opts);
+  const mds = Array.from({ length: t }, (_, i) => Array.from({ length: t }, (_, j) => Fr.inv(BigInt(i + t + j))));
+  const permute = poseidon({ Fp: Fr, t, roundsFull: 8, roundsPartial: rp, roundConstants, mds, sboxPower: 5 });
   const permutations = [];
   const hashes = [];
   for (let i = 0; i < COUNT; i++) {
@@ -100,10 +109,11 @@ const params = SHAPES.map(({ arity, rp }) => {
     width: t,
     rounds_full: 8,
     rounds_partial: rp,
-    round_constants: constants.roundConstants.map((row) => row.map(hex)),
-    mds: constants.mds.map((row) => row.map(hex)),
+    round_constants: roundConstants.map((row) => row.map(hex)),
+    mds: mds.map((row) => row.map(hex)),
     permutations,
     hashes,
+    hash_of_counting: hex(permute([tag, ...Array.from({ length: arity }, (_, i) => BigInt(i))])[1]),
   };
 });
 
