@@ -4,12 +4,15 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 #include "cli/timing.hpp"
 #include "ec/encoding.hpp"
 #include "ff/random.hpp"
+#include "gadgets/poseidon.hpp"
 #include "pairing/pairing.hpp"
 
 namespace snarkpipe::cli {
@@ -181,6 +184,25 @@ nlohmann::json run_cpu_bench(bool quick) {
     out["pairing_us"] = time_ns([&](std::size_t n) {
       for (std::size_t i = 0; i < n; ++i) keep(pairing::pairing(p, q));
     }, target, runs) / 1e3;
+  }
+  {
+    // Filecoin's Poseidon (neptune's parameters), one hash at a time on one core: neptune's
+    // optimised schedule (the fast path) and the textbook permutation (the reference). Each
+    // digest feeds the next hash's first input, so the hashes form a dependent chain.
+    for (std::size_t arity : {std::size_t(8), std::size_t(11)}) {
+      const gadgets::PoseidonParams& params = gadgets::poseidon_params(arity);
+      std::vector<Fr> in(arity);
+      for (Fr& x : in) x = Fr::random(rng);
+      const std::string key = "poseidon_arity" + std::to_string(arity);
+      out[key + "_hash_us"] = time_ns([&](std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) in[0] = gadgets::native::poseidon_hash(params, in);
+        keep(in[0]);
+      }, target, runs) / 1e3;
+      out[key + "_reference_hash_us"] = time_ns([&](std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) in[0] = gadgets::native::poseidon_hash_reference(params, in);
+        keep(in[0]);
+      }, target, runs) / 1e3;
+    }
   }
   return out;
 }
