@@ -17,7 +17,11 @@
 #include <vector>
 
 #include "ff/bigint.hpp"
-#if defined(__x86_64__)
+// + and − as x86-64 inline assembly (add_x86_64.hpp), unless the build asks for the portable
+// field code (SNARKPIPE_X86_ASM=OFF defines SNARKPIPE_PORTABLE_FIELD): sanitizer builds need
+// that, since instrumented code cannot give these chains the registers they take.
+#if defined(__x86_64__) && !defined(SNARKPIPE_PORTABLE_FIELD)
+#define SNARKPIPE_X86_INLINE_ADD 1
 #include "ff/add_x86_64.hpp"
 #endif
 
@@ -384,9 +388,9 @@ class MontField {
   static constexpr bool has_inline_sqr_v = detect_inline_sqr<P>();
 
   // (a + b), (a - b) and -a mod p. On x86-64 the 4- and 6-limb cases are inline assembly
-  // (add_x86_64.hpp); the loops serve constexpr evaluation and other targets.
+  // (add_x86_64.hpp); the loops serve constexpr evaluation, other targets and the portable build.
   [[gnu::always_inline]] static constexpr void add_mod(Repr& r, const Repr& a, const Repr& b) {
-#if defined(__x86_64__)
+#if defined(SNARKPIPE_X86_INLINE_ADD)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
         if constexpr (N == 4) {
@@ -413,7 +417,7 @@ class MontField {
     if (!carry && borrow) r = s;
   }
   [[gnu::always_inline]] static constexpr void neg_mod(Repr& r, const Repr& a) {
-#if defined(__x86_64__) && defined(__OPTIMIZE__)
+#if defined(SNARKPIPE_X86_INLINE_ADD) && defined(__OPTIMIZE__)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
         if constexpr (N == 4) x86::neg_mod_4(r, a, BOUND);
@@ -429,7 +433,7 @@ class MontField {
     }
   }
   [[gnu::always_inline]] static constexpr void sub_mod(Repr& r, const Repr& a, const Repr& b) {
-#if defined(__x86_64__)
+#if defined(SNARKPIPE_X86_INLINE_ADD)
     if constexpr (N == 4 || N == 6) {
       if (!std::is_constant_evaluated()) {
         if constexpr (N == 4) {
@@ -458,7 +462,7 @@ class MontField {
     if constexpr (!REDUNDANT) {
       return v;
     } else {
-#if defined(__x86_64__) && defined(__OPTIMIZE__)
+#if defined(SNARKPIPE_X86_INLINE_ADD) && defined(__OPTIMIZE__)
       if constexpr (N == 6) {
         if (!std::is_constant_evaluated()) {
           Repr r;

@@ -4,7 +4,7 @@
 // and b and stay in registers. On x86-64 this is inline assembly, since GCC routes carry
 // chains built from intrinsics through memory; it makes a whole NTT about 19% faster than
 // the separate field operations (2^20 elements, one thread, on the development machine).
-// Elsewhere it is the field's own + and −.
+// Elsewhere, and in the portable build (SNARKPIPE_X86_ASM=OFF), it is the field's own + and −.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,7 @@ namespace snarkpipe::poly {
 
 // (a, b) ← (a + b, a − b) mod r; a and b must be distinct elements.
 inline void add_sub(ff::Fr& a, ff::Fr& b) {
-#if defined(__x86_64__)
+#if defined(SNARKPIPE_X86_INLINE_ADD)
   // Fr's modulus is below 2^255, so a + b < 2r never carries out of four limbs.
   static_assert(ff::Fr::MODULUS[3] < (ff::u64(1) << 63));
   using ff::u64;
