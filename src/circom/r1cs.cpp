@@ -70,6 +70,7 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
     if (n8 == 0 || n8 > 64) rd.fail(n8_at, "field size n8 = " + std::to_string(n8) + " bytes is not plausible");
     const std::uint64_t prime_at = rd.offset();
     expect_scalar_prime(rd, prime_at, rd.bytes(n8));
+    const std::uint64_t wires_at = rd.offset();
     out.num_wires = rd.u32();
     out.num_public_outputs = rd.u32();
     out.num_public_inputs = rd.u32();
@@ -80,8 +81,30 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
     const std::uint64_t needed =
         1 + std::uint64_t(out.num_public_outputs) + out.num_public_inputs + out.num_private_inputs;
     if (out.num_wires < needed)
-      rd.fail(prime_at + n8, "nWires = " + std::to_string(out.num_wires) + " is fewer than ONE + outputs + inputs = " +
-                                 std::to_string(needed));
+      rd.fail(wires_at, "nWires = " + std::to_string(out.num_wires) + " is fewer than ONE + outputs + inputs = " +
+                            std::to_string(needed));
+    // What is built per wire (an input row for each public one, density bits for the rest)
+    // must be paid for by the file, before it is built: by the wire-to-label map's 8 bytes a
+    // wire (checked below), or without a map by at least a byte per wire. Else a small file
+    // that claims 2^32 wires would take gigabytes and minutes to refuse.
+    const std::uint64_t file_bytes = f.bytes().size();
+    if (!f.find(WIRE_MAP) && out.num_wires > file_bytes)
+      rd.fail(wires_at, "nWires = " + std::to_string(out.num_wires) + " (public: " + std::to_string(out.num_public()) +
+                            ") is more wires than a " + std::to_string(file_bytes) +
+                            "-byte file without a wire-to-label map can describe (at most one wire per byte)");
+  }
+  if (const Section* s = f.find(WIRE_MAP)) {
+    SectionReader rd(f, *s);
+    if (s->size != std::uint64_t(out.num_wires) * 8)
+      rd.fail(s->offset, "the map has " + std::to_string(s->size) + " bytes; nWires = " + std::to_string(out.num_wires) +
+                             " needs " + std::to_string(std::uint64_t(out.num_wires) * 8));
+    out.wire_to_label.resize(out.num_wires);
+    for (auto& l : out.wire_to_label) {
+      const std::uint64_t at = rd.offset();
+      l = rd.u64();
+      if (l >= out.num_labels)
+        rd.fail(at, "label " + std::to_string(l) + " is not below nLabels = " + std::to_string(out.num_labels));
+    }
   }
   for (std::uint32_t t : {CUSTOM_GATES_LIST, CUSTOM_GATES_USES}) {
     if (const Section* s = f.find(t); s && s->size > 4)
@@ -128,20 +151,6 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
       r.b_input_density.set(c);
     else
       r.b_aux_density.set(c - num_inputs);
-  }
-
-  if (const Section* s = f.find(WIRE_MAP)) {
-    SectionReader rd(f, *s);
-    if (s->size != std::uint64_t(out.num_wires) * 8)
-      rd.fail(s->offset, "the map has " + std::to_string(s->size) + " bytes; nWires = " + std::to_string(out.num_wires) +
-                             " needs " + std::to_string(std::uint64_t(out.num_wires) * 8));
-    out.wire_to_label.resize(out.num_wires);
-    for (auto& l : out.wire_to_label) {
-      const std::uint64_t at = rd.offset();
-      l = rd.u64();
-      if (l >= out.num_labels)
-        rd.fail(at, "label " + std::to_string(l) + " is not below nLabels = " + std::to_string(out.num_labels));
-    }
   }
 
   if (const auto d = circuit::find_defect(r))

@@ -19,8 +19,10 @@
 // Within a row, terms are sorted by wire, duplicates summed and zero coefficients dropped.
 //
 // Checks: the prime must be BLS12-381's r (circom --prime bls12381), otherwise
-// UnsupportedCurveError; counts against the section sizes; wires < nWires; coefficients < r;
-// labels < nLabels; every section consumed exactly. Errors name the section and byte offset.
+// UnsupportedCurveError; counts against the section sizes (nWires against the wire-to-label
+// map's, or without a map against the file's: at most one wire a byte, so that nothing is
+// built for wires the file does not describe); wires < nWires; coefficients < r; labels <
+// nLabels; every section consumed exactly. Errors name the field, the section and byte offset.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 #include "circom/snarkjs_json.hpp"
 
 #include <fstream>
+#include <iterator>
 
 #include "pairing/pairing.hpp"
 
@@ -26,7 +27,7 @@ Fp parse_fp(const json& v, const std::string& what, const std::string& field) {
   else if (v.is_number_unsigned())
     s = std::to_string(v.get<std::uint64_t>());
   else
-    fail(what, field, "expected a decimal string, got " + v.dump());
+    fail(what, field, "expected a decimal string, got " + describe_json(v));
   Fp x;
   if (!fp_from_decimal(s, x)) fail(what, field, "'" + s + "' is not a decimal integer below p");
   return x;
@@ -85,9 +86,9 @@ const json& field_of(const json& j, const char* key, const std::string& what) {
 
 void expect_groth16_bls(const json& j, const std::string& what) {
   if (const auto it = j.find("protocol"); it != j.end() && *it != "groth16")
-    fail(what, "protocol", it->dump() + " is not \"groth16\"");
+    fail(what, "protocol", describe_json(*it) + " is not \"groth16\"");
   if (const auto it = j.find("curve"); it != j.end() && *it != "bls12381")
-    fail(what, "curve", "curve not supported: " + it->dump() + " (snarkpipe supports only \"bls12381\")");
+    fail(what, "curve", "curve not supported: " + describe_json(*it) + " (snarkpipe supports only \"bls12381\")");
 }
 
 }  // namespace
@@ -135,11 +136,16 @@ groth16::VerifyingKey vk_from_json(const json& j, const std::string& what) {
   vk.beta_g2 = parse_g2(field_of(j, "vk_beta_2", what), what, "vk_beta_2");
   vk.gamma_g2 = parse_g2(field_of(j, "vk_gamma_2", what), what, "vk_gamma_2");
   vk.delta_g2 = parse_g2(field_of(j, "vk_delta_2", what), what, "vk_delta_2");
+  // At infinity any of these makes a pairing term 1, and proofs can be forged.
+  if (vk.alpha_g1.is_identity()) fail(what, "vk_alpha_1", "the point at infinity");
+  if (vk.beta_g2.is_identity()) fail(what, "vk_beta_2", "the point at infinity");
+  if (vk.gamma_g2.is_identity()) fail(what, "vk_gamma_2", "the point at infinity");
+  if (vk.delta_g2.is_identity()) fail(what, "vk_delta_2", "the point at infinity");
   const json& ic = field_of(j, "IC", what);
   if (!ic.is_array() || ic.empty()) fail(what, "IC", "expected a non-empty array of G1 points");
   for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(parse_g1(ic[i], what, "IC[" + std::to_string(i) + "]"));
   if (const auto it = j.find("nPublic"); it != j.end() && (!it->is_number_unsigned() || it->get<std::uint64_t>() + 1 != ic.size()))
-    fail(what, "nPublic", it->dump() + " does not match IC's " + std::to_string(ic.size()) + " points (nPublic + 1)");
+    fail(what, "nPublic", describe_json(*it) + " does not match IC's " + std::to_string(ic.size()) + " points (nPublic + 1)");
   return vk;
 }
 
@@ -173,19 +179,67 @@ std::vector<Fr> public_from_json(const json& j, const std::string& what) {
     const json& v = j[i];
     const std::string s = v.is_string() ? v.get<std::string>() : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : "";
     const auto x = Fr::from_decimal(s);
-    if (!x) fail(what, "[" + std::to_string(i) + "]", v.dump() + " is not a decimal integer below r");
+    if (!x) fail(what, "[" + std::to_string(i) + "]", describe_json(v) + " is not a decimal integer below r");
     xs.push_back(*x);
   }
   return xs;
 }
 
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw JsonFormatError("cannot read " + path);
+json parse_json_text(std::string_view text, const std::string& what) {
+  // The nesting, counted outside strings, before nlohmann sees the text.
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (ch == '\\')
+        escaped = true;
+      else if (ch == '"')
+        in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > MAX_JSON_DEPTH)
+        throw JsonFormatError(what + ": arrays and objects nest deeper than " + std::to_string(MAX_JSON_DEPTH) +
+                              " levels (at byte offset " + std::to_string(i) + ")");
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const std::exception& e) {
-    throw JsonFormatError(path + ": not JSON: " + e.what());
+    throw JsonFormatError(what + ": not JSON: " + e.what());
+  }
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw JsonFormatError("cannot read " + path);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw JsonFormatError("cannot read " + path);
+  return parse_json_text(text, path);
+}
+
+std::string describe_json(const json& v) {
+  constexpr std::size_t MAX_CHARS = 40;
+  switch (v.type()) {
+    case json::value_t::array:
+      return "an array of " + std::to_string(v.size()) + (v.size() == 1 ? " value" : " values");
+    case json::value_t::object:
+      return "an object of " + std::to_string(v.size()) + (v.size() == 1 ? " member" : " members");
+    case json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.size() <= MAX_CHARS) return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+      return json(s.substr(0, MAX_CHARS)).dump(-1, ' ', false, json::error_handler_t::replace) + " (cut; " +
+             std::to_string(s.size()) + " bytes)";
+    }
+    case json::value_t::discarded:
+      return "nothing";
+    default:  // a number, a boolean or null
+      return v.dump();
   }
 }
 

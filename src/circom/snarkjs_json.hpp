@@ -11,13 +11,17 @@
 // ["0", "1", "0"] for the identity); GT = e(α, β) as [[[c0.c0.c0, c0.c0.c1], [c0.c1.*],
 // [c0.c2.*]], [[c1.c0.*], [c1.c1.*], [c1.c2.*]]] over Fp12 = Fp6[w], Fp6 = Fp2[v] (the same
 // tower as ff/fp12.hpp). Readers check every coordinate < p, the curve equation and the
-// subgroup, and throw JsonFormatError naming the file and the field.
+// subgroup, and throw JsonFormatError naming the file and the field; the verifying key's α, β,
+// γ and δ may not be the point at infinity (bellperson refuses them too). Error messages
+// describe offending values (describe_json), never echo them whole.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "groth16/keys.hpp"
@@ -31,7 +35,7 @@ class JsonFormatError : public std::runtime_error {
 };
 
 // A snarkjs verifying key. vk.json has no β₁ and δ₁ (only the prover needs them): the
-// key read back has them at infinity.
+// key read back has them at infinity (the only points of it that may be).
 nlohmann::json vk_to_json(const groth16::VerifyingKey& vk);
 groth16::VerifyingKey vk_from_json(const nlohmann::json& j, const std::string& what = "vk.json");
 
@@ -42,9 +46,22 @@ groth16::Proof proof_from_json(const nlohmann::json& j, const std::string& what 
 nlohmann::json public_to_json(std::span<const ff::Fr> xs);
 std::vector<ff::Fr> public_from_json(const nlohmann::json& j, const std::string& what = "public.json");
 
-// Parses a JSON file; JsonFormatError when it is not JSON.
+// The deepest nesting of arrays and objects a JSON input may have. snarkjs's files nest four
+// levels (vk_alphabeta_12); deeper text is refused before it is parsed, so nothing that walks
+// a value recursively (nlohmann's dump(), a destructor, a reader) can run out of stack.
+inline constexpr std::size_t MAX_JSON_DEPTH = 64;
+
+// Parses JSON text from outside: JsonFormatError "<what>: not JSON: ..." when it is not JSON,
+// or when it nests deeper than MAX_JSON_DEPTH (naming the byte offset where it does).
+nlohmann::json parse_json_text(std::string_view text, const std::string& what);
+// Reads and parses a JSON file, as parse_json_text.
 nlohmann::json read_json_file(const std::string& path);
 void write_json_file(const std::string& path, const nlohmann::json& j);
+
+// A value from outside, for an error message, in bounded length and without recursion: a
+// string, number, boolean or null as JSON (a string cut after 40 characters), an array or
+// object by its kind and size ("an array of 3 values").
+std::string describe_json(const nlohmann::json& v);
 
 // Decimal strings of canonical base-field integers (up to 115 digits).
 std::string fp_to_decimal(const ff::Fp& x);

@@ -80,8 +80,9 @@ class Reader {
   }
 
   template <class Point, class Decode>
+  // `single`: one point, named by its field alone (not as element [0] of a vector).
   std::vector<Point> read_points(const std::string& field, std::size_t n, std::size_t point_bytes, Decode decode,
-                                 bool reject_identity) {
+                                 bool reject_identity, bool single = false) {
     if (f_.size() - pos_ < std::uint64_t(n) * point_bytes) fail(field, "file ends inside this vector (truncated file?)");
     std::vector<Point> out(n);
     const std::uint8_t* base = f_.data() + pos_;
@@ -105,7 +106,7 @@ class Reader {
     const std::size_t bad = first_bad.load();
     if (bad < n) {
       const std::uint64_t off = pos_ + std::uint64_t(bad) * point_bytes;
-      const std::string what = field + "[" + std::to_string(bad) + "]";
+      const std::string what = single ? field : field + "[" + std::to_string(bad) + "]";
       // Decode the first bad point again for its reason (deterministic whatever the threads did).
       const auto res = decode(std::span<const std::uint8_t>(base + bad * point_bytes, point_bytes), v);
       if (res.ok()) throw ParamsFileError(f_.path(), what, off, "point at infinity");
@@ -124,9 +125,10 @@ class Reader {
     const std::uint32_t n = read_count(field, G2_BYTES);
     return read_points<ec::G2Affine>(field, n, G2_BYTES, ec::g2_from_bytes, true);
   }
-  G1Affine g1(const std::string& field) { return read_points<G1Affine>(field, 1, G1_BYTES, ec::g1_from_bytes, false)[0]; }
+  // One point that may not be at infinity (the verifying key's α, β, γ, δ).
+  G1Affine g1(const std::string& field) { return read_points<G1Affine>(field, 1, G1_BYTES, ec::g1_from_bytes, true, true)[0]; }
   ec::G2Affine g2(const std::string& field) {
-    return read_points<ec::G2Affine>(field, 1, G2_BYTES, ec::g2_from_bytes, false)[0];
+    return read_points<ec::G2Affine>(field, 1, G2_BYTES, ec::g2_from_bytes, true, true)[0];
   }
 
   [[noreturn]] void fail(const std::string& field, const std::string& why) const {
@@ -139,6 +141,8 @@ class Reader {
   std::uint64_t pos_ = 0;
 };
 
+// bellperson's VerifyingKey: none of α, β, γ, δ is ever the point at infinity. One that is
+// would make its pairing term 1 (γ or δ at infinity lets anyone forge proofs), so it is refused.
 VerifyingKey read_vk_from(Reader& r) {
   VerifyingKey vk;
   vk.alpha_g1 = r.g1("alpha_g1");

@@ -9,7 +9,8 @@
 // Readers memory-map the file and bound every count by the bytes that remain, so a
 // truncated or corrupt file gives a ParamsFileError naming the field and the byte offset.
 // Points are always range- and curve-checked; the subgroup check (costly for 10^8 points)
-// is optional. Points at infinity in the vectors are rejected, as bellperson does.
+// is optional. Points at infinity are rejected in the vectors and for the verifying key's
+// alpha, beta, gamma and delta, as bellperson does (the error names the field).
 #pragma once
 
 #include <cstdint>

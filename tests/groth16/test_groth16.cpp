@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory_resource>
 
 #include "groth16/params_file.hpp"
@@ -258,6 +259,49 @@ TEST(ParamsFile, MalformedFilesAreRejected) {
     }
   }
   std::filesystem::remove(path);
+}
+
+// bellperson never has α, β, γ or δ at infinity (one that is there makes its pairing term 1:
+// with γ or δ there, anyone can forge proofs): the readers refuse each, naming it.
+TEST(ParamsFile, VerifyingKeyPointsAtInfinityAreRefused) {
+  const RandomCircuit circuit(40, 1, test_seed("ParamsFile.Infinity"));
+  const ProvingKey pk = setup(circuit.record());
+  const std::string vk_path = temp_path("inf.vk"), params_path = temp_path("inf.params");
+  struct Case {
+    const char* field;
+    std::uint64_t offset;
+    std::function<void(VerifyingKey&)> clear;
+  };
+  const Case cases[] = {
+      {"alpha_g1", 0, [](VerifyingKey& k) { k.alpha_g1 = G1Affine::identity(); }},
+      {"beta_g1", 96, [](VerifyingKey& k) { k.beta_g1 = G1Affine::identity(); }},
+      {"beta_g2", 192, [](VerifyingKey& k) { k.beta_g2 = ec::G2Affine::identity(); }},
+      {"gamma_g2", 384, [](VerifyingKey& k) { k.gamma_g2 = ec::G2Affine::identity(); }},
+      {"delta_g1", 576, [](VerifyingKey& k) { k.delta_g1 = G1Affine::identity(); }},
+      {"delta_g2", 672, [](VerifyingKey& k) { k.delta_g2 = ec::G2Affine::identity(); }},
+  };
+  for (const Case& c : cases) {
+    ProvingKey bad = pk;
+    c.clear(bad.vk);
+    write_vk(vk_path, bad.vk);
+    write_params(params_path, bad);
+    for (const auto& read : {std::function<void()>([&] { read_vk(vk_path); }),
+                             std::function<void()>([&] { read_params_vk(params_path); }),
+                             std::function<void()>([&] { read_params(params_path); })}) {
+      try {
+        read();
+        ADD_FAILURE() << c.field << " at infinity accepted";
+      } catch (const ParamsFileError& e) {
+        EXPECT_EQ(e.field(), c.field);
+        EXPECT_EQ(e.offset(), c.offset) << c.field;
+        EXPECT_NE(std::string(e.what()).find("point at infinity"), std::string::npos) << e.what();
+      }
+    }
+  }
+  write_vk(vk_path, pk.vk);
+  EXPECT_EQ(read_vk(vk_path), pk.vk);
+  std::filesystem::remove(vk_path);
+  std::filesystem::remove(params_path);
 }
 
 namespace snarkpipe::groth16 {
