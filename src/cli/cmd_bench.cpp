@@ -64,25 +64,31 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
   bench->require_subcommand(1);
 
   {
-    auto json = std::make_shared<bool>(false);
-    auto quick = std::make_shared<bool>(false);
-    auto out = std::make_shared<std::string>();
+    struct CpuBenchOptions {
+      bool json = false;
+      bool quick = false;
+      std::string out;
+    };
+    auto o = std::make_shared<CpuBenchOptions>();
     auto* c = bench->add_subcommand("cpu", "Field, curve and pairing timings on this CPU (median of 7 runs)");
-    c->add_flag("--json", *json, "Print one JSON object instead of a table");
-    c->add_flag("--quick", *quick, "Shorter runs (noisier), for smoke tests");
-    c->add_option("-o,--out", *out, "Also write the JSON record to this file (e.g. bench/results/cpu-DATE.json)");
-    cmds.push_back({c, [=] {
+    c->add_flag("--json", o->json, "Print one JSON object instead of a table");
+    c->add_flag("--quick", o->quick, "Shorter runs (noisier), for smoke tests");
+    c->add_option("-o,--out", o->out, "Also write the JSON record to this file (e.g. bench/results/cpu-DATE.json)");
+    cmds.push_back(make_command(c, o, [](CpuBenchOptions& o, const CLI::App&) -> int {
                       nlohmann::json record = machine_info();
-                      record["command"] = std::string("snarkpipe bench cpu") + (*quick ? " --quick" : "");
-                      record["results"] = run_cpu_bench(*quick);
-                      return emit(record, *json, *out);
-                    }});
+                      record["command"] = std::string("snarkpipe bench cpu") + (o.quick ? " --quick" : "");
+                      record["results"] = run_cpu_bench(o.quick);
+                      return emit(record, o.json, o.out);
+                    }));
   }
 
   {
-    auto opt = std::make_shared<AbiBenchOptions>();
-    auto json = std::make_shared<bool>(false);
-    auto out = std::make_shared<std::string>();
+    struct AbiOptions {
+      AbiBenchOptions opt;
+      bool json = false;
+      std::string out;
+    };
+    auto o = std::make_shared<AbiOptions>();
     auto* c = bench->add_subcommand(
         "abi", "Prove a synthetic PoRep-shape partition through the Filecoin ABI (libsnarkpipe_supraseal.so)");
     c->footer(
@@ -91,39 +97,42 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
         "batched call. The environment variables SNARKPIPE_BACKEND (auto|cpu|cuda) and SNARKPIPE_SRS_RESIDENCY\n"
         "(auto|vram|host) reach the library as they would in a Filecoin node.\n"
         "Example: snarkpipe bench abi --scale 1 --params /data/porep-shape.params --runs 3 --batch 10 --json");
-    c->add_option("--scale", opt->scale, "Of the full PoRep partition shape (1, 1/4, 1/1024, ...)")->capture_default_str();
-    c->add_option("--params", opt->params, "The key file: read if it exists, else set up and written")->required();
-    c->add_option("--library", opt->library, "The library to load (default: the one built beside this program)");
-    c->add_option("--runs", opt->runs, "Timed calls per buffer kind")->capture_default_str();
-    c->add_option("--batch", opt->batch, "Circuits in the batched call (0: none)")->capture_default_str();
-    c->add_flag("--json", *json, "Print one JSON object");
-    c->add_option("-o,--out", *out, "Also write the JSON record to this file");
-    cmds.push_back({c, [=] {
-                      const std::string cmd = "snarkpipe bench abi --scale " + opt->scale + " --params " + opt->params +
-                                              " --runs " + std::to_string(opt->runs) + " --batch " +
-                                              std::to_string(opt->batch);
-                      return emit(run_abi_bench(*opt, cmd), *json, *out);
-                    }});
+    c->add_option("--scale", o->opt.scale, "Of the full PoRep partition shape (1, 1/4, 1/1024, ...)")->capture_default_str();
+    c->add_option("--params", o->opt.params, "The key file: read if it exists, else set up and written")->required();
+    c->add_option("--library", o->opt.library, "The library to load (default: the one built beside this program)");
+    c->add_option("--runs", o->opt.runs, "Timed calls per buffer kind")->capture_default_str();
+    c->add_option("--batch", o->opt.batch, "Circuits in the batched call (0: none)")->capture_default_str();
+    c->add_flag("--json", o->json, "Print one JSON object");
+    c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
+    cmds.push_back(make_command(c, o, [](AbiOptions& o, const CLI::App&) -> int {
+                      const std::string cmd = "snarkpipe bench abi --scale " + o.opt.scale + " --params " + o.opt.params +
+                                              " --runs " + std::to_string(o.opt.runs) + " --batch " +
+                                              std::to_string(o.opt.batch);
+                      return emit(run_abi_bench(o.opt, cmd), o.json, o.out);
+                    }));
   }
 
   {
-    auto sizes = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"2^12"});
-    auto runs = std::make_shared<int>(3);
-    auto json = std::make_shared<bool>(false);
-    auto out = std::make_shared<std::string>();
+    struct Groth16BenchOptions {
+      std::vector<std::string> sizes{"2^12"};
+      int runs = 3;
+      bool json = false;
+      std::string out;
+    };
+    auto o = std::make_shared<Groth16BenchOptions>();
     auto* c = bench->add_subcommand("groth16", "Prove synthetic circuits on the CPU; time per phase (median of --runs)");
     c->footer("Example: snarkpipe bench groth16 --constraints 2^12 2^14 2^16 --json --out bench/results/groth16-cpu.json");
-    c->add_option("--constraints", *sizes, "Circuit sizes (N or 2^k), one or more")->capture_default_str();
-    c->add_option("--runs", *runs, "Proofs per size (the median is reported)")->capture_default_str();
-    c->add_flag("--json", *json, "Print one JSON object");
-    c->add_option("-o,--out", *out, "Also write the JSON record to this file");
-    cmds.push_back({c, [=] {
+    c->add_option("--constraints", o->sizes, "Circuit sizes (N or 2^k), one or more")->capture_default_str();
+    c->add_option("--runs", o->runs, "Proofs per size (the median is reported)")->capture_default_str();
+    c->add_flag("--json", o->json, "Print one JSON object");
+    c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
+    cmds.push_back(make_command(c, o, [](Groth16BenchOptions& o, const CLI::App&) -> int {
                       nlohmann::json rec = machine_info();
-                      std::string cmd = "snarkpipe bench groth16 --runs " + std::to_string(*runs) + " --constraints";
-                      for (const auto& s : *sizes) cmd += " " + s;
+                      std::string cmd = "snarkpipe bench groth16 --runs " + std::to_string(o.runs) + " --constraints";
+                      for (const auto& s : o.sizes) cmd += " " + s;
                       rec["command"] = cmd;
                       rec["results"] = nlohmann::json::array();
-                      for (const auto& size : *sizes) {
+                      for (const auto& size : o.sizes) {
                         CircuitSpec spec;
                         spec.name = "synthetic";
                         // The size counts every R1CS row, the input rows included, so 2^k
@@ -141,7 +150,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                         const double setup_ms = ms_since(t0);
                         const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
                         std::vector<double> witness, abc, ntt, h, l, a, b1, b2, total, verify;
-                        for (int r = 0; r < std::max(1, *runs); ++r) {
+                        for (int r = 0; r < std::max(1, o.runs); ++r) {
                           t0 = Clock::now();
                           const groth16::Witness w = synthesize_witness(*ci.proving);
                           witness.push_back(ms_since(t0));
@@ -178,20 +187,23 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                         std::fprintf(stderr, "  %s: prove %.1f ms (setup %.1f ms)\n", size.c_str(), median(total), setup_ms);
                         rec["results"].push_back(row);
                       }
-                      return emit(rec, *json, *out);
-                    }});
+                      return emit(rec, o.json, o.out);
+                    }));
   }
   {
-    auto zkey = std::make_shared<std::string>();
-    auto wtns = std::make_shared<std::string>();
-    auto runs = std::make_shared<int>(5);
-    auto snarkjs = std::make_shared<std::string>();
-    auto snarkjs_runs = std::make_shared<int>(3);
-    auto json = std::make_shared<bool>(false);
-    auto out = std::make_shared<std::string>();
-    auto note = std::make_shared<std::string>();
-    auto synthetic = std::make_shared<ProveBenchOptions>();
-    auto circuit = std::make_shared<std::string>();
+    struct ProveBenchCommandOptions {
+      std::string zkey;
+      std::string wtns;
+      int runs = 5;
+      std::string snarkjs;
+      int snarkjs_runs = 3;
+      bool json = false;
+      std::string out;
+      std::string note;
+      ProveBenchOptions synthetic;
+      std::string circuit;
+    };
+    auto o = std::make_shared<ProveBenchCommandOptions>();
     auto* c = bench->add_subcommand(
         "prove", "Prove a PoRep-shape synthetic partition (--circuit synthetic) on the CPU or GPU, or a circom circuit "
                  "from a snarkjs .zkey and .wtns; per-phase times, every proof verified");
@@ -199,54 +211,54 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
         "Reports the median of --runs proofs (each verified), the key and witness loading, and with --snarkjs the\n"
         "median wall time of `SNARKJS groth16 prove ZKEY WTNS proof.json public.json` (a whole process, as users run it).\n"
         "Example: snarkpipe bench prove --zkey c.zkey --wtns w.wtns --snarkjs tests/interop/node_modules/.bin/snarkjs --json");
-    c->add_option("--circuit", *circuit, "synthetic: a PoRep-partition-shape circuit (see --scale)");
-    c->add_option("--scale", synthetic->scale, "With --circuit synthetic: the fraction of a full 32 GiB PoRep partition "
+    c->add_option("--circuit", o->circuit, "synthetic: a PoRep-partition-shape circuit (see --scale)");
+    c->add_option("--scale", o->synthetic.scale, "With --circuit synthetic: the fraction of a full 32 GiB PoRep partition "
                                                "(130,278,869 constraints), e.g. 1, 1/8, 1/1024")
         ->capture_default_str();
-    c->add_option("--backend", synthetic->backend, "With --circuit synthetic: cpu, cuda, or auto (cuda when a GPU is usable)")
+    c->add_option("--backend", o->synthetic.backend, "With --circuit synthetic: cpu, cuda, or auto (cuda when a GPU is usable)")
         ->capture_default_str();
-    c->add_option("--params", synthetic->params, "With --circuit synthetic: key cache (bellperson .params): read if it exists, else set up and written");
-    c->add_option("--srs-residency", synthetic->srs_residency,
+    c->add_option("--params", o->synthetic.params, "With --circuit synthetic: key cache (bellperson .params): read if it exists, else set up and written");
+    c->add_option("--srs-residency", o->synthetic.srs_residency,
                   "With --backend cuda: where the proving key lives: vram (copied once to the GPU), host (pinned in "
                   "host memory, streamed to the GPU in pieces by every proof), auto (vram when it fits)")
         ->capture_default_str();
-    c->add_flag("--serial-msms", synthetic->serial_msms,
+    c->add_flag("--serial-msms", o->synthetic.serial_msms,
                 "With --backend cuda: run the L, A and B MSMs after the H MSM on one stream (by default they run on a "
                 "second stream beside the H computation and H MSM, with the key in GPU memory)");
-    c->add_flag("--compare-cpu", synthetic->compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
-    c->add_option("--zkey", *zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
-    c->add_option("--wtns", *wtns, "The witness")->check(CLI::ExistingFile);
-    c->add_option("--runs", *runs, "Proofs to time (the median is reported)")->capture_default_str();
-    c->add_option("--snarkjs", *snarkjs, "The snarkjs program, to time `snarkjs groth16 prove` on the same files");
-    c->add_option("--snarkjs-runs", *snarkjs_runs, "snarkjs proofs to time")->capture_default_str();
-    c->add_flag("--json", *json, "Print one JSON object");
-    c->add_option("-o,--out", *out, "Also write the JSON record to this file");
-    c->add_option("--note", *note, "Recorded as \"note\": what the files are and how they were made");
-    cmds.push_back({c, [=] {
-                      if (!circuit->empty()) {
-                        if (*circuit != "synthetic")
-                          throw std::invalid_argument("--circuit: only 'synthetic' is supported here (got '" + *circuit + "')");
-                        synthetic->runs = *runs;
-                        const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + synthetic->scale +
-                                                " --backend " + synthetic->backend + " --srs-residency " +
-                                                synthetic->srs_residency + " --runs " + std::to_string(*runs) +
-                                                (synthetic->compare_cpu ? " --compare-cpu" : "") +
-                                                (synthetic->serial_msms ? " --serial-msms" : "");
-                        nlohmann::json rec = run_prove_bench(*synthetic, cmd);
-                        if (!note->empty()) rec["note"] = *note;
-                        return emit(rec, *json, *out);
+    c->add_flag("--compare-cpu", o->synthetic.compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
+    c->add_option("--zkey", o->zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
+    c->add_option("--wtns", o->wtns, "The witness")->check(CLI::ExistingFile);
+    c->add_option("--runs", o->runs, "Proofs to time (the median is reported)")->capture_default_str();
+    c->add_option("--snarkjs", o->snarkjs, "The snarkjs program, to time `snarkjs groth16 prove` on the same files");
+    c->add_option("--snarkjs-runs", o->snarkjs_runs, "snarkjs proofs to time")->capture_default_str();
+    c->add_flag("--json", o->json, "Print one JSON object");
+    c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
+    c->add_option("--note", o->note, "Recorded as \"note\": what the files are and how they were made");
+    cmds.push_back(make_command(c, o, [](ProveBenchCommandOptions& o, const CLI::App&) -> int {
+                      if (!o.circuit.empty()) {
+                        if (o.circuit != "synthetic")
+                          throw std::invalid_argument("--circuit: only 'synthetic' is supported here (got '" + o.circuit + "')");
+                        o.synthetic.runs = o.runs;
+                        const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + o.synthetic.scale +
+                                                " --backend " + o.synthetic.backend + " --srs-residency " +
+                                                o.synthetic.srs_residency + " --runs " + std::to_string(o.runs) +
+                                                (o.synthetic.compare_cpu ? " --compare-cpu" : "") +
+                                                (o.synthetic.serial_msms ? " --serial-msms" : "");
+                        nlohmann::json rec = run_prove_bench(o.synthetic, cmd);
+                        if (!o.note.empty()) rec["note"] = o.note;
+                        return emit(rec, o.json, o.out);
                       }
-                      if (zkey->empty() || wtns->empty())
+                      if (o.zkey.empty() || o.wtns.empty())
                         throw std::invalid_argument("give --circuit synthetic, or both --zkey and --wtns");
                       nlohmann::json rec = machine_info();
-                      if (!note->empty()) rec["note"] = *note;
-                      rec["command"] = "snarkpipe bench prove --zkey " + *zkey + " --wtns " + *wtns + " --runs " +
-                                       std::to_string(*runs) +
-                                       (snarkjs->empty() ? "" : " --snarkjs " + *snarkjs + " --snarkjs-runs " +
-                                                                    std::to_string(*snarkjs_runs));
+                      if (!o.note.empty()) rec["note"] = o.note;
+                      rec["command"] = "snarkpipe bench prove --zkey " + o.zkey + " --wtns " + o.wtns + " --runs " +
+                                       std::to_string(o.runs) +
+                                       (o.snarkjs.empty() ? "" : " --snarkjs " + o.snarkjs + " --snarkjs-runs " +
+                                                                    std::to_string(o.snarkjs_runs));
                       rec["load_average_1min_start"] = load_average();
                       auto t0 = Clock::now();
-                      circom::Zkey z = circom::read_zkey(*zkey);
+                      circom::Zkey z = circom::read_zkey(o.zkey);
                       const double read_ms = ms_since(t0);
                       const std::uint32_t nvars = z.num_vars, npub = z.num_public, m = z.domain_size;
                       const std::size_t ncoef = z.coefficients.size();
@@ -254,10 +266,10 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                       const circom::ZkeyProver prover(std::move(z));
                       const double prepare_ms = ms_since(t0);
                       t0 = Clock::now();
-                      const std::vector<ff::Fr> w = circom::read_wtns(*wtns);
+                      const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
                       const double wtns_ms = ms_since(t0);
                       std::vector<double> abc, ntt, ch, a, b1, b2, total;
-                      for (int r = 0; r < std::max(1, *runs); ++r) {
+                      for (int r = 0; r < std::max(1, o.runs); ++r) {
                         circom::ZkeyProverTimings t;
                         prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
                         abc.push_back(t.abc_ms);
@@ -284,12 +296,12 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                                             {"snarkpipe_b2_msm_ms", median(b2)},
                                             {"snarkpipe_prove_ms", median(total)},
                                             {"snarkpipe_prove_with_loading_ms", median(total) + read_ms + prepare_ms + wtns_ms}};
-                      if (!snarkjs->empty()) {
+                      if (!o.snarkjs.empty()) {
                         const std::string tmp = std::filesystem::temp_directory_path() / ("snarkpipe-bench-" + std::to_string(::getpid()));
-                        const std::string cmd = shell_quote(*snarkjs) + " groth16 prove " + shell_quote(*zkey) + " " + shell_quote(*wtns) +
+                        const std::string cmd = shell_quote(o.snarkjs) + " groth16 prove " + shell_quote(o.zkey) + " " + shell_quote(o.wtns) +
                                                 " " + tmp + "-proof.json " + tmp + "-public.json > /dev/null 2>&1";
                         std::vector<double> sj;
-                        for (int r = 0; r < std::max(1, *snarkjs_runs); ++r) {
+                        for (int r = 0; r < std::max(1, o.snarkjs_runs); ++r) {
                           t0 = Clock::now();
                           const int rc = std::system(cmd.c_str());
                           sj.push_back(ms_since(t0));
@@ -307,9 +319,9 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                       rec["results"] = nlohmann::json::array({res});
                       std::fprintf(stderr, "  snarkpipe %.1f ms (with loading %.1f ms)%s\n", median(total),
                                    median(total) + read_ms + prepare_ms + wtns_ms,
-                                   snarkjs->empty() ? "" : (", snarkjs " + std::to_string(res["snarkjs_prove_wall_ms"].get<double>()) + " ms").c_str());
-                      return emit(rec, *json, *out);
-                    }});
+                                   o.snarkjs.empty() ? "" : (", snarkjs " + std::to_string(res["snarkjs_prove_wall_ms"].get<double>()) + " ms").c_str());
+                      return emit(rec, o.json, o.out);
+                    }));
   }
   return cmds;
 }

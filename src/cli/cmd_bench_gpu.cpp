@@ -452,7 +452,7 @@ std::vector<Command> register_gpu_bench_commands(CLI::App& app) {
   c->add_flag("--no-verify", o->no_verify, "Skip checking the results");
   c->add_flag("--json", o->json, "Print one JSON object (the per-size lines go to stderr)");
   c->add_option("-o,--out", o->out, "Also write the JSON record to this file, rewritten after every size");
-  return {{c, [o] { return run_gpu_bench(*o); }}};
+  return {make_command(c, o, [](GpuBenchOptions& o, const CLI::App&) { return run_gpu_bench(o); })};
 }
 
 }  // namespace snarkpipe::cli

@@ -409,17 +409,17 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
               "partitions x that time");
   c->add_option("--timeline", o->timeline, "Write the waterfall (HTML) of the run here");
   c->add_option("-o,--out", o->out, "Also write a record (machine, command, date, configuration, results) to this file");
-  cmds.push_back({c, [o, c] {
+  cmds.push_back(make_command(c, o, [](PipelineOptions& o, const CLI::App& self) -> int {
                     // The command as given (CLI11 keeps the parsed options, not argv), for the record.
                     std::string cmd = "snarkpipe bench pipeline";
-                    for (const CLI::Option* opt : c->get_options()) {
+                    for (const CLI::Option* opt : self.get_options()) {
                       if (opt->count() == 0 || opt->get_name() == "--help") continue;
                       cmd += " " + opt->get_name();
                       if (opt->get_items_expected_max() != 0)  // not a flag
                         for (const auto& v : opt->results()) cmd += " " + v;
                     }
-                    return run_bench_pipeline(*o, cmd);
-                  }});
+                    return run_bench_pipeline(o, cmd);
+                  }));
   return cmds;
 }
 

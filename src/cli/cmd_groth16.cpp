@@ -55,33 +55,33 @@ void write_public_json(const std::string& path, std::span<const ff::Fr> xs) {
 }
 
 // One array of decimal strings, or (several partitions) an array of such arrays.
+// Its nesting is bounded and its values are described, never echoed (circom/snarkjs_json.hpp).
 std::vector<std::vector<ff::Fr>> read_public_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
-  }
-  auto parse_list = [&](const nlohmann::json& a) {
-    if (!a.is_array()) throw std::runtime_error(path + ": expected an array of decimal strings");
+  const nlohmann::json j = circom::read_json_file(path);
+  // `at`: "" for the one list, "[p]" for partition p's.
+  auto parse_list = [&](const nlohmann::json& a, const std::string& at) {
+    if (!a.is_array())
+      throw std::runtime_error(path + ": " + at + (at.empty() ? "" : ": ") + "expected an array of decimal strings, got " +
+                               circom::describe_json(a));
     std::vector<ff::Fr> xs;
-    for (const auto& v : a) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const nlohmann::json& v = a[i];
       const std::string s = v.is_string() ? v.get<std::string>() : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : "";
       const auto x = ff::Fr::from_decimal(s);
-      if (!x) throw std::runtime_error(path + ": '" + v.dump() + "' is not a decimal integer below the scalar field order");
+      if (!x)
+        throw std::runtime_error(path + ": " + at + "[" + std::to_string(i) + "]: " + circom::describe_json(v) +
+                                 " is not a decimal integer below the scalar field order");
       xs.push_back(*x);
     }
     return xs;
   };
-  if (!j.is_array()) throw std::runtime_error(path + ": expected a JSON array");
+  if (!j.is_array()) throw std::runtime_error(path + ": expected a JSON array, got " + circom::describe_json(j));
   if (!j.empty() && j[0].is_array()) {
     std::vector<std::vector<ff::Fr>> out;
-    for (const auto& a : j) out.push_back(parse_list(a));
+    for (std::size_t p = 0; p < j.size(); ++p) out.push_back(parse_list(j[p], "[" + std::to_string(p) + "]"));
     return out;
   }
-  return {parse_list(j)};
+  return {parse_list(j, "")};
 }
 
 void print_r1cs_shape(const circuit::R1cs& r) {
@@ -126,61 +126,69 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
 
   // setup
   {
-    auto spec = std::make_shared<CircuitSpec>();
-    auto r1cs_path = std::make_shared<std::string>();
-    auto params = std::make_shared<std::string>();
-    auto vk = std::make_shared<std::string>();
+    struct SetupOptions {
+      CircuitSpec spec;
+      std::string r1cs_path;
+      std::string params;
+      std::string vk;
+      CacheOptions cache;
+    };
+    auto o = std::make_shared<SetupOptions>();
     auto* c = app.add_subcommand("setup", "Generate Groth16 keys for a circuit (fresh toxic waste from the OS CSPRNG)");
     c->footer(
         "Writes bellperson-format files: OUT.params (the proving key) and OUT.vk (the verifying key).\n"
         "The circuit is a built-in one (--circuit) or a file (--r1cs: circom .r1cs or snarkpipe's recorded circuit).\n"
         "Example: snarkpipe setup --circuit merkle-sha256 --depth 4 --params m4.params --vk m4.vk\n"
         "         snarkpipe setup --r1cs circuit.r1cs --params c.params --vk c.vk");
-    auto cache = std::make_shared<CacheOptions>();
-    add_circuit_options(c, *spec);
-    add_cache_options(c, *cache);
-    c->add_option("--r1cs", *r1cs_path, "A circuit file instead of a built-in circuit (circom .r1cs or .snkr1cs)")
+    add_circuit_options(c, o->spec);
+    add_cache_options(c, o->cache);
+    c->add_option("--r1cs", o->r1cs_path, "A circuit file instead of a built-in circuit (circom .r1cs or .snkr1cs)")
         ->check(CLI::ExistingFile);
-    c->add_option("--params", *params, "Where to write the proving key (.params)")->required();
-    c->add_option("--vk", *vk, "Where to write the verifying key (.vk)")->required();
-    cmds.push_back({c, [=] {
-                      const std::string what = r1cs_path->empty() ? spec->describe() : *r1cs_path;
+    c->add_option("--params", o->params, "Where to write the proving key (.params)")->required();
+    c->add_option("--vk", o->vk, "Where to write the verifying key (.vk)")->required();
+    cmds.push_back(make_command(c, o, [](SetupOptions& o, const CLI::App&) -> int {
+                      const std::string what = o.r1cs_path.empty() ? o.spec.describe() : o.r1cs_path;
                       PhaseProgress progress("setup " + what, 10);
                       circuit::R1cs r1cs;
                       std::string recorded;
-                      if (r1cs_path->empty()) {
-                        const CircuitInstance ci = make_circuit(*spec);
+                      if (o.r1cs_path.empty()) {
+                        const CircuitInstance ci = make_circuit(o.spec);
                         progress.phase("record circuit");
-                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
+                        RecordedCircuit rc = record_cached(o.spec, *ci.shape, o.cache);
                         recorded = rc.summary();
                         r1cs = std::move(rc.r1cs);
                       } else {
                         progress.phase("read circuit");
-                        r1cs = load_circuit_file(*r1cs_path);
+                        r1cs = load_circuit_file(o.r1cs_path);
                       }
                       const ProvingKey pk = run_setup(r1cs, progress);
                       progress.phase("write files");
-                      groth16::write_params(*params, pk);
-                      groth16::write_vk(*vk, pk.vk);
+                      groth16::write_params(o.params, pk);
+                      groth16::write_vk(o.vk, pk.vk);
                       progress.finish();
                       print_r1cs_shape(r1cs);
                       if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
-                      std::printf("wrote %s and %s (%.1f s)\n", params->c_str(), vk->c_str(), progress.total_ms() / 1e3);
+                      std::printf("wrote %s and %s (%.1f s)\n", o.params.c_str(), o.vk.c_str(), progress.total_ms() / 1e3);
                       return 0;
-                    }});
+                    }));
   }
 
   // prove
   {
-    auto spec = std::make_shared<CircuitSpec>();
-    auto params = std::make_shared<std::string>();
-    auto r1cs_path = std::make_shared<std::string>();
-    auto zkey = std::make_shared<std::string>();
-    auto wtns = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>("bellperson");
-    auto proof_out = std::make_shared<std::string>();
-    auto public_out = std::make_shared<std::string>();
-    auto check_subgroup = std::make_shared<bool>(false);
+    struct ProveOptions {
+      CircuitSpec spec;
+      std::string params;
+      std::string r1cs_path;
+      std::string zkey;
+      std::string wtns;
+      std::string format = "bellperson";
+      std::string proof_out;
+      std::string public_out;
+      bool check_subgroup = false;
+      CacheOptions cache;
+      BackendOptions backend_opts;
+    };
+    auto o = std::make_shared<ProveOptions>();
     auto* c = app.add_subcommand("prove", "Prove a circuit's statement with a proving key (bellperson .params or snarkjs .zkey)");
     c->footer(
         "The key, the circuit and the witness:\n"
@@ -191,63 +199,61 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "the public inputs after ONE as snarkjs's public.json.\nThe proof is verified before it is written.\n"
         "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json\n"
         "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json");
-    auto cache = std::make_shared<CacheOptions>();
-    add_circuit_options(c, *spec);
-    add_cache_options(c, *cache);
-    auto backend_opts = std::make_shared<BackendOptions>();
-    add_backend_options(c, *backend_opts);
-    c->add_option("--params", *params, "The proving key (.params, bellperson format)")->check(CLI::ExistingFile);
-    c->add_option("--r1cs", *r1cs_path, "With --params: the circuit file (circom .r1cs or .snkr1cs) instead of --circuit")
+    add_circuit_options(c, o->spec);
+    add_cache_options(c, o->cache);
+    add_backend_options(c, o->backend_opts);
+    c->add_option("--params", o->params, "The proving key (.params, bellperson format)")->check(CLI::ExistingFile);
+    c->add_option("--r1cs", o->r1cs_path, "With --params: the circuit file (circom .r1cs or .snkr1cs) instead of --circuit")
         ->check(CLI::ExistingFile);
-    c->add_option("--zkey", *zkey, "A snarkjs Groth16 proving key (.zkey) instead of --params")->check(CLI::ExistingFile);
-    c->add_option("--wtns", *wtns, "The witness (.wtns, from circom's witness calculator / snarkjs wtns calculate)")
+    c->add_option("--zkey", o->zkey, "A snarkjs Groth16 proving key (.zkey) instead of --params")->check(CLI::ExistingFile);
+    c->add_option("--wtns", o->wtns, "The witness (.wtns, from circom's witness calculator / snarkjs wtns calculate)")
         ->check(CLI::ExistingFile);
-    add_proof_format_option(c, *format);
-    c->add_option("--proof", *proof_out, "Where to write the proof")->required();
-    c->add_option("--public", *public_out, "Where to write the public inputs (JSON)")->required();
-    c->add_flag("--check-subgroup", *check_subgroup, "Check every key point's subgroup membership while loading (slow)");
-    cmds.push_back({c, [=] {
-                      if (zkey->empty() == params->empty())
+    add_proof_format_option(c, o->format);
+    c->add_option("--proof", o->proof_out, "Where to write the proof")->required();
+    c->add_option("--public", o->public_out, "Where to write the public inputs (JSON)")->required();
+    c->add_flag("--check-subgroup", o->check_subgroup, "Check every key point's subgroup membership while loading (slow)");
+    cmds.push_back(make_command(c, o, [](ProveOptions& o, const CLI::App& cmd) -> int {
+                      if (o.zkey.empty() == o.params.empty())
                         throw std::invalid_argument("give exactly one proving key: --params (bellperson) or --zkey (snarkjs)");
-                      if (!zkey->empty()) {
-                        if (wtns->empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
-                        if (!r1cs_path->empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
-                        PhaseProgress progress("prove " + *zkey, 4);
+                      if (!o.zkey.empty()) {
+                        if (o.wtns.empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
+                        if (!o.r1cs_path.empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
+                        PhaseProgress progress("prove " + o.zkey, 4);
                         progress.phase("load key");
                         circom::ZkeyReadOptions opts;
-                        opts.check_subgroup = *check_subgroup;
-                        const circom::ZkeyProver prover(circom::read_zkey(*zkey, opts));
+                        opts.check_subgroup = o.check_subgroup;
+                        const circom::ZkeyProver prover(circom::read_zkey(o.zkey, opts));
                         progress.phase("load witness");
-                        const std::vector<ff::Fr> w = circom::read_wtns(*wtns);
+                        const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
                         progress.phase("prove (snarkjs construction)");
                         circom::ZkeyProverTimings t;
                         const Proof proof = prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
                         progress.finish();
                         const std::vector<ff::Fr> xs(w.begin() + 1, w.begin() + 1 + prover.num_public());
                         // snarkjs's proof.json unless --format bellperson asks for the 192 bytes.
-                        if (c->count("--format") != 0 && *format == "bellperson")
-                          write_file(*proof_out, proof.to_bytes());
+                        if (cmd.count("--format") != 0 && o.format == "bellperson")
+                          write_file(o.proof_out, proof.to_bytes());
                         else
-                          circom::write_json_file(*proof_out, circom::proof_to_json(proof));
-                        circom::write_json_file(*public_out, circom::public_to_json(xs));
+                          circom::write_json_file(o.proof_out, circom::proof_to_json(proof));
+                        circom::write_json_file(o.public_out, circom::public_to_json(xs));
                         std::fprintf(stderr, "  key: %u signals, %u public, domain %u\n", prover.num_vars(), prover.num_public(),
                                      prover.domain_size());
                         std::printf("prover: %.0f ms (a,b,c %.0f, NTTs %.0f, C+H MSM %.0f, A MSM %.0f, B1 MSM %.0f, B2 MSM %.0f)\n",
                                     t.total_ms, t.abc_ms, t.ntt_ms, t.c_h_msm_ms, t.a_msm_ms, t.b1_msm_ms, t.b2_msm_ms);
-                        std::printf("wrote %s and %s\n", proof_out->c_str(), public_out->c_str());
+                        std::printf("wrote %s and %s\n", o.proof_out.c_str(), o.public_out.c_str());
                         return 0;
                       }
-                      if (r1cs_path->empty() != wtns->empty())
+                      if (o.r1cs_path.empty() != o.wtns.empty())
                         throw std::invalid_argument("--r1cs and --wtns go together (a circuit file and its witness)");
-                      PhaseProgress progress("prove " + (r1cs_path->empty() ? spec->describe() : *r1cs_path), 9);
+                      PhaseProgress progress("prove " + (o.r1cs_path.empty() ? o.spec.describe() : o.r1cs_path), 9);
                       circuit::R1cs r1cs;
                       groth16::Witness w;
                       std::vector<ff::Fr> expected;
                       std::string recorded;
-                      if (r1cs_path->empty()) {
-                        const CircuitInstance ci = make_circuit(*spec);
+                      if (o.r1cs_path.empty()) {
+                        const CircuitInstance ci = make_circuit(o.spec);
                         progress.phase("record circuit");
-                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
+                        RecordedCircuit rc = record_cached(o.spec, *ci.shape, o.cache);
                         recorded = rc.summary();
                         r1cs = std::move(rc.r1cs);
                         progress.phase("witness");
@@ -255,9 +261,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         expected = ci.expected_public;
                       } else {
                         progress.phase("read circuit");
-                        r1cs = load_circuit_file(*r1cs_path);
+                        r1cs = load_circuit_file(o.r1cs_path);
                         progress.phase("read witness");
-                        const std::vector<ff::Fr> values = circom::read_wtns(*wtns);
+                        const std::vector<ff::Fr> values = circom::read_wtns(o.wtns);
                         if (values.size() != r1cs.num_columns())
                           throw std::invalid_argument("the witness has " + std::to_string(values.size()) +
                                                       " values; the circuit has " + std::to_string(r1cs.num_columns()) +
@@ -266,10 +272,10 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       }
                       progress.phase("load key");
                       groth16::ParamsReadOptions opts;
-                      opts.check_subgroup = *check_subgroup;
-                      const ProvingKey pk = groth16::read_params(*params, opts);
+                      opts.check_subgroup = o.check_subgroup;
+                      const ProvingKey pk = groth16::read_params(o.params, opts);
                       groth16::ProverTimings t;
-                      const auto backend = make_prover_backend(*backend_opts);
+                      const auto backend = make_prover_backend(o.backend_opts);
                       const Proof proof = prove_with(*backend, pk, r1cs, w, &t, prover_progress(progress));
                       progress.finish();
                       std::printf("proved on %s\n", backend->name().c_str());
@@ -277,52 +283,55 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       if (!expected.empty() && xs != expected)
                         throw std::runtime_error("internal error: the circuit's public inputs differ from the native computation");
                       const auto bytes = proof.to_bytes();
-                      if (*format == "snarkjs")
-                        circom::write_json_file(*proof_out, circom::proof_to_json(proof));
+                      if (o.format == "snarkjs")
+                        circom::write_json_file(o.proof_out, circom::proof_to_json(proof));
                       else
-                        write_file(*proof_out, bytes);
-                      write_public_json(*public_out, xs);
+                        write_file(o.proof_out, bytes);
+                      write_public_json(o.public_out, xs);
                       print_r1cs_shape(r1cs);
                       if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
-                      std::printf("proof %s\nwrote %s and %s\n", hex(bytes).c_str(), proof_out->c_str(), public_out->c_str());
+                      std::printf("proof %s\nwrote %s and %s\n", hex(bytes).c_str(), o.proof_out.c_str(), o.public_out.c_str());
                       return 0;
-                    }});
+                    }));
   }
 
   // verify
   {
-    auto vk_path = std::make_shared<std::string>();
-    auto proof_path = std::make_shared<std::string>();
-    auto public_path = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>("bellperson");
-    auto files = std::make_shared<std::vector<std::string>>();
+    struct VerifyOptions {
+      std::string vk_path;
+      std::string proof_path;
+      std::string public_path;
+      std::string format = "bellperson";
+      std::vector<std::string> files;
+    };
+    auto o = std::make_shared<VerifyOptions>();
     auto* c = app.add_subcommand("verify", "Verify a proof (or concatenated partition proofs); exit status 0 only when valid");
     c->footer(
         "Exit status: 0 valid, 1 invalid (the reason is printed), 2 unreadable input.\n"
         "--format snarkjs reads snarkjs's vk.json, public.json and proof.json, in snarkjs's order as arguments.\n"
         "Example: snarkpipe verify --vk m4.vk --proof m4.proof --public m4.json\n"
         "         snarkpipe verify --format snarkjs vk.json public.json proof.json");
-    c->add_option("--vk", *vk_path, "The verifying key (.vk, bellperson format; vk.json with --format snarkjs)")
+    c->add_option("--vk", o->vk_path, "The verifying key (.vk, bellperson format; vk.json with --format snarkjs)")
         ->check(CLI::ExistingFile);
-    c->add_option("--proof", *proof_path, "The proof file (192 bytes per partition; proof.json with --format snarkjs)")
+    c->add_option("--proof", o->proof_path, "The proof file (192 bytes per partition; proof.json with --format snarkjs)")
         ->check(CLI::ExistingFile);
-    c->add_option("--public", *public_path, "The public inputs: a JSON array of decimal strings (one array per partition)")
+    c->add_option("--public", o->public_path, "The public inputs: a JSON array of decimal strings (one array per partition)")
         ->check(CLI::ExistingFile);
-    c->add_option("--format", *format, "bellperson (.vk + binary proof) or snarkjs (vk.json + proof.json)")
+    c->add_option("--format", o->format, "bellperson (.vk + binary proof) or snarkjs (vk.json + proof.json)")
         ->check(CLI::IsMember({"bellperson", "snarkjs"}))
         ->capture_default_str();
-    c->add_option("files", *files, "VK PUBLIC PROOF, as snarkjs groth16 verify takes them (instead of the options)")
+    c->add_option("files", o->files, "VK PUBLIC PROOF, as snarkjs groth16 verify takes them (instead of the options)")
         ->check(CLI::ExistingFile);
-    cmds.push_back({c, [=] {
-                      std::string vkf = *vk_path, pubf = *public_path, prf = *proof_path;
-                      if (!files->empty()) {
-                        if (files->size() != 3 || !vkf.empty() || !pubf.empty() || !prf.empty()) {
+    cmds.push_back(make_command(c, o, [](VerifyOptions& o, const CLI::App&) -> int {
+                      std::string vkf = o.vk_path, pubf = o.public_path, prf = o.proof_path;
+                      if (!o.files.empty()) {
+                        if (o.files.size() != 3 || !vkf.empty() || !pubf.empty() || !prf.empty()) {
                           std::printf("error: give VK PUBLIC PROOF as three arguments, or --vk --public --proof\n");
                           return 2;
                         }
-                        vkf = (*files)[0];
-                        pubf = (*files)[1];
-                        prf = (*files)[2];
+                        vkf = o.files[0];
+                        pubf = o.files[1];
+                        prf = o.files[2];
                       }
                       if (vkf.empty() || pubf.empty() || prf.empty()) {
                         std::printf("error: the verifying key, the public inputs and the proof are all needed\n");
@@ -331,7 +340,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       groth16::VerifyingKey vk;
                       std::vector<Proof> proofs;
                       std::vector<std::vector<ff::Fr>> inputs;
-                      const bool snarkjs = *format == "snarkjs";
+                      const bool snarkjs = o.format == "snarkjs";
                       try {
                         if (snarkjs) {
                           vk = circom::vk_from_json(circom::read_json_file(vkf), vkf);
@@ -382,72 +391,81 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       }
                       std::printf("valid (%zu proof%s)\n", proofs.size(), proofs.size() == 1 ? "" : "s");
                       return 0;
-                    }});
+                    }));
   }
 
   // export-vk
   {
-    auto vk_path = std::make_shared<std::string>();
-    auto zkey = std::make_shared<std::string>();
-    auto format = std::make_shared<std::string>("snarkjs");
-    auto out = std::make_shared<std::string>();
+    struct ExportVkOptions {
+      std::string vk_path;
+      std::string zkey;
+      std::string format = "snarkjs";
+      std::string out;
+    };
+    auto o = std::make_shared<ExportVkOptions>();
     auto* c = app.add_subcommand("export-vk", "Write a verifying key as snarkjs's vk.json");
     c->footer(
         "From a bellperson .vk (or .params) or from a snarkjs .zkey (as `snarkjs zkey export verificationkey`).\n"
         "Example: snarkpipe export-vk --vk m4.vk --format snarkjs --out vk.json");
-    c->add_option("--vk", *vk_path, "A bellperson verifying key (.vk) or parameters (.params)")->check(CLI::ExistingFile);
-    c->add_option("--zkey", *zkey, "A snarkjs Groth16 key (.zkey)")->check(CLI::ExistingFile);
-    c->add_option("--format", *format, "The output format")->check(CLI::IsMember({"snarkjs"}))->capture_default_str();
-    c->add_option("--out", *out, "Where to write vk.json")->required();
-    cmds.push_back({c, [=] {
-                      if (vk_path->empty() == zkey->empty()) throw std::invalid_argument("give exactly one of --vk and --zkey");
+    c->add_option("--vk", o->vk_path, "A bellperson verifying key (.vk) or parameters (.params)")->check(CLI::ExistingFile);
+    c->add_option("--zkey", o->zkey, "A snarkjs Groth16 key (.zkey)")->check(CLI::ExistingFile);
+    c->add_option("--format", o->format, "The output format")->check(CLI::IsMember({"snarkjs"}))->capture_default_str();
+    c->add_option("--out", o->out, "Where to write vk.json")->required();
+    cmds.push_back(make_command(c, o, [](ExportVkOptions& o, const CLI::App&) -> int {
+                      if (o.vk_path.empty() == o.zkey.empty()) throw std::invalid_argument("give exactly one of --vk and --zkey");
                       groth16::VerifyingKey vk;
-                      if (!zkey->empty()) {
-                        vk = circom::read_zkey_vk(*zkey);
+                      if (!o.zkey.empty()) {
+                        vk = circom::read_zkey_vk(o.zkey);
                       } else {
-                        groth16::ParamsReadOptions o;
-                        o.check_subgroup = true;
-                        vk = groth16::summarize_params_file(*vk_path).kind == groth16::ParamsSummary::Kind::Parameters
-                                 ? groth16::read_params_vk(*vk_path, o)
-                                 : groth16::read_vk(*vk_path, o);
+                        groth16::ParamsReadOptions ro;
+                        ro.check_subgroup = true;
+                        vk = groth16::summarize_params_file(o.vk_path).kind == groth16::ParamsSummary::Kind::Parameters
+                                 ? groth16::read_params_vk(o.vk_path, ro)
+                                 : groth16::read_vk(o.vk_path, ro);
                       }
-                      circom::write_json_file(*out, circom::vk_to_json(vk));
-                      std::printf("wrote %s (%zu public inputs)\n", out->c_str(), vk.ic.size() - 1);
+                      circom::write_json_file(o.out, circom::vk_to_json(vk));
+                      std::printf("wrote %s (%zu public inputs)\n", o.out.c_str(), vk.ic.size() - 1);
                       return 0;
-                    }});
+                    }));
   }
 
   // import-r1cs
   {
-    auto in = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
+    struct ImportR1csOptions {
+      std::string in;
+      std::string out;
+    };
+    auto o = std::make_shared<ImportR1csOptions>();
     auto* c = app.add_subcommand("import-r1cs", "Convert a circom .r1cs into snarkpipe's recorded-circuit format");
     c->footer(
         "Wires map onto columns as they are (ONE, public outputs, public inputs: the inputs; the rest: aux), and one\n"
         "`input * 0 = 0` row per input is appended, as snarkjs's setup does. The result runs through\n"
         "`snarkpipe setup --r1cs` and `snarkpipe prove --r1cs ... --wtns ...`.\n"
         "Example: snarkpipe import-r1cs circuit.r1cs circuit.snkr1cs");
-    c->add_option("in", *in, "circom's .r1cs (compiled with --prime bls12381)")->required()->check(CLI::ExistingFile);
-    c->add_option("out", *out, "Where to write the recorded circuit")->required();
-    cmds.push_back({c, [=] {
-                      const circom::CircomR1cs cr = circom::read_circom_r1cs(*in);
-                      circuit::write_r1cs(*out, cr.r1cs);
+    c->add_option("in", o->in, "circom's .r1cs (compiled with --prime bls12381)")->required()->check(CLI::ExistingFile);
+    c->add_option("out", o->out, "Where to write the recorded circuit")->required();
+    cmds.push_back(make_command(c, o, [](ImportR1csOptions& o, const CLI::App&) -> int {
+                      const circom::CircomR1cs cr = circom::read_circom_r1cs(o.in);
+                      circuit::write_r1cs(o.out, cr.r1cs);
                       std::printf("%s: %u constraints, %u wires (%u public outputs, %u public inputs, %u private inputs)\n",
-                                  in->c_str(), cr.num_constraints, cr.num_wires, cr.num_public_outputs, cr.num_public_inputs,
+                                  o.in.c_str(), cr.num_constraints, cr.num_wires, cr.num_public_outputs, cr.num_public_inputs,
                                   cr.num_private_inputs);
                       print_r1cs_shape(cr.r1cs);
-                      std::printf("wrote %s\n", out->c_str());
+                      std::printf("wrote %s\n", o.out.c_str());
                       return 0;
-                    }});
+                    }));
   }
 
   // export-circuit
   {
-    auto spec = std::make_shared<CircuitSpec>();
-    auto cache = std::make_shared<CacheOptions>();
-    auto r1cs_out = std::make_shared<std::string>();
-    auto wtns_out = std::make_shared<std::string>();
-    auto public_out = std::make_shared<std::string>();
+    struct ExportCircuitOptions {
+      CircuitSpec spec;
+      CacheOptions cache;
+      std::string r1cs_out;
+      std::string wtns_out;
+      std::string public_out;
+    };
+    auto o = std::make_shared<ExportCircuitOptions>();
     auto* c = app.add_subcommand("export-circuit",
                                  "Write a built-in circuit as a recorded circuit (.snkr1cs) and a witness as circom .wtns");
     c->footer(
@@ -456,78 +474,84 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "`input * 0 = 0` constraint per input, as bellperson adds); the .wtns holds z = (ONE, inputs, aux), circom's\n"
         "layout. The witness comes from --seed; the key for the circuit from `snarkpipe setup` with the same options.\n"
         "Example: snarkpipe export-circuit --circuit merkle-sha256 --depth 1 --r1cs m1.snkr1cs --wtns m1.wtns --public m1.json");
-    add_circuit_options(c, *spec);
-    add_cache_options(c, *cache);
-    c->add_option("--r1cs", *r1cs_out, "Where to write the recorded circuit (.snkr1cs)");
-    c->add_option("--wtns", *wtns_out, "Where to write the witness (.wtns)");
-    c->add_option("--public", *public_out, "Where to write the public inputs (JSON array of decimal strings)");
-    cmds.push_back({c, [=] {
-                      if (r1cs_out->empty() && wtns_out->empty() && public_out->empty())
+    add_circuit_options(c, o->spec);
+    add_cache_options(c, o->cache);
+    c->add_option("--r1cs", o->r1cs_out, "Where to write the recorded circuit (.snkr1cs)");
+    c->add_option("--wtns", o->wtns_out, "Where to write the witness (.wtns)");
+    c->add_option("--public", o->public_out, "Where to write the public inputs (JSON array of decimal strings)");
+    cmds.push_back(make_command(c, o, [](ExportCircuitOptions& o, const CLI::App&) -> int {
+                      if (o.r1cs_out.empty() && o.wtns_out.empty() && o.public_out.empty())
                         throw std::invalid_argument("nothing to write: give --r1cs, --wtns and/or --public");
-                      const CircuitInstance ci = make_circuit(*spec);
-                      if (!r1cs_out->empty()) {
-                        RecordedCircuit rc = record_cached(*spec, *ci.shape, *cache);
-                        circuit::write_r1cs(*r1cs_out, rc.r1cs);
+                      const CircuitInstance ci = make_circuit(o.spec);
+                      if (!o.r1cs_out.empty()) {
+                        RecordedCircuit rc = record_cached(o.spec, *ci.shape, o.cache);
+                        circuit::write_r1cs(o.r1cs_out, rc.r1cs);
                         print_r1cs_shape(rc.r1cs);
-                        std::printf("wrote %s\n", r1cs_out->c_str());
+                        std::printf("wrote %s\n", o.r1cs_out.c_str());
                       }
-                      if (!wtns_out->empty() || !public_out->empty()) {
+                      if (!o.wtns_out.empty() || !o.public_out.empty()) {
                         const groth16::Witness w = synthesize_witness(*ci.proving);
-                        if (!wtns_out->empty()) {
+                        if (!o.wtns_out.empty()) {
                           std::vector<ff::Fr> z(w.inputs);
                           z.insert(z.end(), w.aux.begin(), w.aux.end());
-                          circom::write_wtns(*wtns_out, z);
-                          std::printf("wrote %s (%zu values)\n", wtns_out->c_str(), z.size());
+                          circom::write_wtns(o.wtns_out, z);
+                          std::printf("wrote %s (%zu values)\n", o.wtns_out.c_str(), z.size());
                         }
-                        if (!public_out->empty()) {
-                          write_public_json(*public_out, std::span(w.inputs).subspan(1));
-                          std::printf("wrote %s\n", public_out->c_str());
+                        if (!o.public_out.empty()) {
+                          write_public_json(o.public_out, std::span(w.inputs).subspan(1));
+                          std::printf("wrote %s\n", o.public_out.c_str());
                         }
                       }
                       return 0;
-                    }});
+                    }));
   }
 
   // test-ptau
   {
-    auto power = std::make_shared<unsigned>(12);
-    auto out = std::make_shared<std::string>();
-    auto seed = std::make_shared<std::uint64_t>(1);
+    struct TestPtauOptions {
+      unsigned power = 12;
+      std::string out;
+      std::uint64_t seed = 1;
+    };
+    auto o = std::make_shared<TestPtauOptions>();
     auto* c = app.add_subcommand("test-ptau", "Write an INSECURE prepared powers-of-tau file for tests and benchmarks");
     c->footer(
         "τ, α and β come from --seed, so anyone who knows it can forge proofs: never use the keys it leads to.\n"
         "snarkjs's own ceremony takes minutes even for small powers; this takes seconds. For `snarkjs groth16 setup`,\n"
         "circuits with up to 2^power constraints (public inputs included).\n"
         "Example: snarkpipe test-ptau --power 16 --out test16.ptau");
-    c->add_option("--power", *power, "log2 of the largest domain (1..27)")->capture_default_str();
-    c->add_option("--out", *out, "Where to write the .ptau")->required();
-    c->add_option("--seed", *seed, "Seed of τ, α, β")->capture_default_str();
-    cmds.push_back({c, [=] {
-                      PhaseProgress progress("test-ptau 2^" + std::to_string(*power), 11);
-                      circom::write_insecure_ptau(*out, *power, circom::PtauSecrets::from_seed(*seed),
+    c->add_option("--power", o->power, "log2 of the largest domain (1..27)")->capture_default_str();
+    c->add_option("--out", o->out, "Where to write the .ptau")->required();
+    c->add_option("--seed", o->seed, "Seed of τ, α, β")->capture_default_str();
+    cmds.push_back(make_command(c, o, [](TestPtauOptions& o, const CLI::App&) -> int {
+                      PhaseProgress progress("test-ptau 2^" + std::to_string(o.power), 11);
+                      circom::write_insecure_ptau(o.out, o.power, circom::PtauSecrets::from_seed(o.seed),
                                                   [&](std::string_view p) { progress.phase(std::string(p)); });
                       progress.finish();
-                      std::printf("wrote %s (power %u, INSECURE: for tests only) in %.1f s\n", out->c_str(), *power,
+                      std::printf("wrote %s (power %u, INSECURE: for tests only) in %.1f s\n", o.out.c_str(), o.power,
                                   progress.total_ms() / 1e3);
                       return 0;
-                    }});
+                    }));
   }
 
   // inspect
   {
-    auto path = std::make_shared<std::string>();
-    auto validate = std::make_shared<bool>(false);
+    struct InspectOptions {
+      std::string path;
+      bool validate = false;
+    };
+    auto o = std::make_shared<InspectOptions>();
     auto* c = app.add_subcommand("inspect", "Describe a .params, .vk, .snkr1cs, or circom/snarkjs .r1cs, .wtns, .zkey file");
     c->footer("Reads only the counts unless --validate is given (then every point is decoded and checked).");
-    c->add_option("file", *path, "The file to describe")->required()->check(CLI::ExistingFile);
-    c->add_flag("--validate", *validate, "Decode and check every point (range, curve, subgroup)");
-    cmds.push_back({c, [=] {
+    c->add_option("file", o->path, "The file to describe")->required()->check(CLI::ExistingFile);
+    c->add_flag("--validate", o->validate, "Decode and check every point (range, curve, subgroup)");
+    cmds.push_back(make_command(c, o, [](InspectOptions& o, const CLI::App&) -> int {
                       std::uint8_t magic[8] = {};
-                      std::ifstream(*path, std::ios::binary).read(reinterpret_cast<char*>(magic), 8);
+                      std::ifstream(o.path, std::ios::binary).read(reinterpret_cast<char*>(magic), 8);
                       const std::string m4(reinterpret_cast<const char*>(magic), 4);
                       if (m4 == "r1cs") {
-                        const circom::CircomR1cs cr = circom::read_circom_r1cs(*path);
-                        std::printf("%s: circom r1cs (BLS12-381)\n", path->c_str());
+                        const circom::CircomR1cs cr = circom::read_circom_r1cs(o.path);
+                        std::printf("%s: circom r1cs (BLS12-381)\n", o.path.c_str());
                         std::printf("  constraints %u, wires %u: public outputs %u, public inputs %u, private inputs %u; labels %llu\n",
                                     cr.num_constraints, cr.num_wires, cr.num_public_outputs, cr.num_public_inputs,
                                     cr.num_private_inputs, static_cast<unsigned long long>(cr.num_labels));
@@ -535,23 +559,23 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         return 0;
                       }
                       if (m4 == "wtns") {
-                        const auto w = circom::read_wtns(*path);
-                        std::printf("%s: witness (.wtns), %zu values, value 0 = 1\n", path->c_str(), w.size());
+                        const auto w = circom::read_wtns(o.path);
+                        std::printf("%s: witness (.wtns), %zu values, value 0 = 1\n", o.path.c_str(), w.size());
                         return 0;
                       }
                       if (m4 == "zkey") {
-                        circom::ZkeyReadOptions o;
-                        o.check_subgroup = *validate;
-                        const circom::Zkey z = circom::read_zkey(*path, o);
-                        std::printf("%s: snarkjs Groth16 key (.zkey, BLS12-381)\n", path->c_str());
+                        circom::ZkeyReadOptions zo;
+                        zo.check_subgroup = o.validate;
+                        const circom::Zkey z = circom::read_zkey(o.path, zo);
+                        std::printf("%s: snarkjs Groth16 key (.zkey, BLS12-381)\n", o.path.c_str());
                         std::printf("  signals %u (public %u, ONE excluded), domain %u, coefficients %zu\n", z.num_vars,
                                     z.num_public, z.domain_size, z.coefficients.size());
-                        std::printf("  every point is on its curve%s\n", *validate ? " and in the subgroup" : "");
+                        std::printf("  every point is on its curve%s\n", o.validate ? " and in the subgroup" : "");
                         return 0;
                       }
                       if (std::memcmp(magic, circuit::R1CS_FILE_MAGIC, 8) == 0) {
-                        const circuit::R1cs r = circuit::read_r1cs(*path);
-                        std::printf("%s: recorded circuit (.r1cs)\n", path->c_str());
+                        const circuit::R1cs r = circuit::read_r1cs(o.path);
+                        std::printf("%s: recorded circuit (.r1cs)\n", o.path.c_str());
                         std::printf("  constraints %llu (inputs' constraints included), inputs %llu (ONE included), aux %llu\n",
                                     static_cast<unsigned long long>(r.num_constraints), static_cast<unsigned long long>(r.num_inputs),
                                     static_cast<unsigned long long>(r.num_aux));
@@ -560,9 +584,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                                     r.b_aux_density.count());
                         return 0;
                       }
-                      const auto s = groth16::summarize_params_file(*path);
+                      const auto s = groth16::summarize_params_file(o.path);
                       const bool params = s.kind == groth16::ParamsSummary::Kind::Parameters;
-                      std::printf("%s: bellperson %s, %llu bytes\n", path->c_str(), params ? "parameters (.params)" : "verifying key (.vk)",
+                      std::printf("%s: bellperson %s, %llu bytes\n", o.path.c_str(), params ? "parameters (.params)" : "verifying key (.vk)",
                                   static_cast<unsigned long long>(s.file_bytes));
                       std::printf("  public inputs %llu (ic has %llu points, ONE included)\n",
                                   static_cast<unsigned long long>(s.ic ? s.ic - 1 : 0), static_cast<unsigned long long>(s.ic));
@@ -573,39 +597,42 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                                     static_cast<unsigned long long>(s.a), static_cast<unsigned long long>(s.b_g1),
                                     static_cast<unsigned long long>(s.b_g2));
                       }
-                      if (*validate) {
-                        groth16::ParamsReadOptions o;
-                        o.check_subgroup = true;
+                      if (o.validate) {
+                        groth16::ParamsReadOptions ro;
+                        ro.check_subgroup = true;
                         if (params)
-                          groth16::read_params(*path, o);
+                          groth16::read_params(o.path, ro);
                         else
-                          groth16::read_vk(*path, o);
+                          groth16::read_vk(o.path, ro);
                         std::printf("  every point is valid (on the curve, in the subgroup)\n");
                       }
                       return 0;
-                    }});
+                    }));
   }
 
   // demo: what `make run` runs.
   {
-    auto spec = std::make_shared<CircuitSpec>();
-    auto keys_dir = std::make_shared<std::string>("build/keys");
+    struct DemoOptions {
+      CircuitSpec spec;
+      std::string keys_dir = "build/keys";
+      BackendOptions demo_backend;
+    };
+    auto o = std::make_shared<DemoOptions>();
     auto* c = app.add_subcommand("demo", "Set up (or reuse keys), prove and verify a default circuit, with timings");
     c->footer("The keys are cached in --keys-dir and reused on the next run.");
-    add_circuit_options(c, *spec);
-    c->add_option("--keys-dir", *keys_dir, "Where keys are cached")->capture_default_str();
-    auto demo_backend = std::make_shared<BackendOptions>();
-    add_backend_options(c, *demo_backend);
-    cmds.push_back({c, [=] {
-                      PhaseProgress progress("demo: " + spec->describe(), 14);
-                      const CircuitInstance ci = make_circuit(*spec);
+    add_circuit_options(c, o->spec);
+    c->add_option("--keys-dir", o->keys_dir, "Where keys are cached")->capture_default_str();
+    add_backend_options(c, o->demo_backend);
+    cmds.push_back(make_command(c, o, [](DemoOptions& o, const CLI::App&) -> int {
+                      PhaseProgress progress("demo: " + o.spec.describe(), 14);
+                      const CircuitInstance ci = make_circuit(o.spec);
                       progress.phase("record circuit");
                       const circuit::R1cs r1cs = record(*ci.shape);
-                      std::filesystem::create_directories(*keys_dir);
-                      std::string stem = spec->describe();
+                      std::filesystem::create_directories(o.keys_dir);
+                      std::string stem = o.spec.describe();
                       for (char& ch : stem)
                         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                      const std::string params = *keys_dir + "/" + stem + ".params", vkf = *keys_dir + "/" + stem + ".vk";
+                      const std::string params = o.keys_dir + "/" + stem + ".params", vkf = o.keys_dir + "/" + stem + ".vk";
                       ProvingKey pk;
                       bool loaded = false;
                       if (std::filesystem::exists(params)) {
@@ -626,7 +653,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       progress.phase("witness");
                       const groth16::Witness w = synthesize_witness(*ci.proving);
                       groth16::ProverTimings t;
-                      const auto backend = make_prover_backend(*demo_backend);
+                      const auto backend = make_prover_backend(o.demo_backend);
                       const Proof proof = prove_with(*backend, pk, r1cs, w, &t, prover_progress(progress));
                       progress.phase("verify (from the .vk file)");
                       const auto pvk = groth16::PreparedVerifyingKey::from(groth16::read_vk(vkf));
@@ -642,7 +669,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       std::printf("prover: %.0f ms (a,b,c + H NTTs %.0f, H MSM %.0f, L MSM %.0f, A MSM %.0f, B G1 MSM %.0f, B G2 MSM %.0f)\n",
                                   t.total_ms, t.ntt_ms, t.h_msm_ms, t.l_msm_ms, t.a_msm_ms, t.b_g1_msm_ms, t.b_g2_msm_ms);
                       return ok ? 0 : 1;
-                    }});
+                    }));
   }
   return cmds;
 }

@@ -148,11 +148,13 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, or cuda");
   add_circuit_options(c, o->circuit);
 #ifdef SNARKPIPE_HAVE_SERVICE
-  return {{c, [o, c] { return run_serve(*o, c->get_option("--circuit")->count() > 0); }}};
+  return {make_command(c, o, [](ServeOptions& o, const CLI::App& self) {
+    return run_serve(o, self.get_option("--circuit")->count() > 0);
+  })};
 #else
-  return {{c, []() -> int {
-             throw std::runtime_error("this snarkpipe was built without the daemon: install libcpp-httplib-dev and configure again");
-           }}};
+  return {make_command(c, o, [](ServeOptions&, const CLI::App&) -> int {
+    throw std::runtime_error("this snarkpipe was built without the daemon: install libcpp-httplib-dev and configure again");
+  })};
 #endif
 }
 

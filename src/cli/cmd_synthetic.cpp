@@ -204,7 +204,7 @@ std::vector<Command> register_synthetic_commands(CLI::App& app) {
   c->add_flag("--check", o->check, "Read the file back (full validation) and check that a witness satisfies it");
   c->add_flag("--json", o->json, "Print one JSON object (machine, shape, measured, target, times)");
   c->add_option("--threads", o->threads, "Worker threads (default: all cores)");
-  return {{c, [o] { return run_synthetic(*o); }}};
+  return {make_command(c, o, [](SyntheticOptions& o, const CLI::App&) { return run_synthetic(o); })};
 }
 
 }  // namespace snarkpipe::cli

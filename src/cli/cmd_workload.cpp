@@ -186,7 +186,7 @@ std::vector<Command> register_workload_commands(CLI::App& app) {
   add_cache_options(c, o->cache);
   c->add_flag("--json", o->json, "Print one JSON object");
   c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
-  return {{c, [o] { return run_synth(*o); }}};
+  return {make_command(c, o, [](SynthOptions& o, const CLI::App&) { return run_synth(o); })};
 }
 
 }  // namespace snarkpipe::cli

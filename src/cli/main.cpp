@@ -52,10 +52,15 @@ int main(int argc, char** argv) {
                       snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
-  bool verbose = false;
+  struct SelftestOptions {
+    bool verbose = false;
+  };
+  auto selftest_options = std::make_shared<SelftestOptions>();
   auto* selftest = app.add_subcommand("selftest", "Check the arithmetic on fresh random inputs and known answers; exits 1 on any failure");
-  selftest->add_flag("-v,--verbose", verbose, "Print more detail");
-  commands.push_back({selftest, [&] { return snarkpipe::cli::run_selftest(verbose) == 0 ? 0 : 1; }});
+  selftest->add_flag("-v,--verbose", selftest_options->verbose, "Print more detail");
+  commands.push_back(snarkpipe::cli::make_command(selftest, selftest_options, [](SelftestOptions& o, const CLI::App&) {
+    return snarkpipe::cli::run_selftest(o.verbose) == 0 ? 0 : 1;
+  }));
 
   auto* info = app.add_subcommand("info", "Show the build configuration and the GPUs this process can see");
   commands.push_back({info, [] {

@@ -34,6 +34,22 @@ head -c 1000 "$DIR/m.vk" > "$DIR/short.vk"
 "$SNARKPIPE" verify --vk "$DIR/short.vk" --proof "$DIR/m.proof" --public "$DIR/m.json"; [ $? = 2 ] || fail "truncated vk not an input error"
 echo '["12", "x"]' > "$DIR/bad.json"
 "$SNARKPIPE" verify --vk "$DIR/m.vk" --proof "$DIR/m.proof" --public "$DIR/bad.json"; [ $? = 2 ] || fail "bad JSON not an input error"
+# Deeply nested JSON (issue 27) in each of verify's inputs, both formats: a typed error and exit
+# status 2 (unreadable input), never a crash (it was a stack overflow, status 139).
+{ head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; } > "$DIR/deep.json"
+expect_deep() {  # what, then verify's arguments
+  local what="$1"; shift
+  "$SNARKPIPE" verify "$@" >"$DIR/out" 2>&1; local st=$?
+  [ $st = 2 ] || fail "deeply nested $what: exit status $st, not 2: $(head -c 300 "$DIR/out")"
+  grep -q "deep.json: arrays and objects nest deeper than 64 levels" "$DIR/out" || fail "deeply nested $what: unclear error: $(head -c 300 "$DIR/out")"
+}
+expect_deep public.json --vk "$DIR/m.vk" --proof "$DIR/m.proof" --public "$DIR/deep.json"
+"$SNARKPIPE" export-vk --vk "$DIR/m.vk" --format snarkjs --out "$DIR/vk.json" >/dev/null || fail "export-vk"
+"$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --seed 7 --params "$DIR/m.params" --format snarkjs --proof "$DIR/proof.json" --public "$DIR/public.json" >/dev/null 2>&1 || fail "prove --format snarkjs"
+"$SNARKPIPE" verify --format snarkjs "$DIR/vk.json" "$DIR/public.json" "$DIR/proof.json" >/dev/null || fail "snarkjs-format proof rejected"
+expect_deep "vk.json" --format snarkjs "$DIR/deep.json" "$DIR/public.json" "$DIR/proof.json"
+expect_deep "public.json (snarkjs)" --format snarkjs "$DIR/vk.json" "$DIR/deep.json" "$DIR/proof.json"
+expect_deep "proof.json" --format snarkjs "$DIR/vk.json" "$DIR/public.json" "$DIR/deep.json"
 head -c 5000 "$DIR/m.params" > "$DIR/short.params"
 "$SNARKPIPE" prove --circuit merkle-sha256 --depth 1 --params "$DIR/short.params" --proof "$DIR/x" --public "$DIR/x.json" 2>"$DIR/err"; [ $? = 1 ] || fail "truncated params accepted"
 grep -q "byte offset" "$DIR/err" || fail "truncated params error does not name the offset: $(cat "$DIR/err")"
