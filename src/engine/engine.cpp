@@ -129,6 +129,7 @@ JobId Engine::submit(ProofRequest request) {
     job->id = next_id_++;
     job->proofs.resize(request.partitions);
     job->device_failures.assign(request.partitions, 0);
+    job->suspect.resize(request.partitions);
     if (!request.idempotency_key.empty()) keys_[request.idempotency_key] = job->id;
     job->request = std::move(request);
     timeline_.job_submitted(job->id, job->request.priority, job->request.partitions);

@@ -18,7 +18,9 @@
 //   with the cause. A device error (start() throws anything but ProverError, or a proof that
 //   does not verify) retries the partition up to max_retries times; a device failing
 //   device_failure_limit times in a row is taken out of service (and says so in the log).
-//   No proof is returned unverified.
+//   A proof that does not verify is the device's only when its witness satisfies the
+//   circuit: without synthesis.check_witness the retry checks the witness before the device
+//   is blamed. No proof is returned unverified.
 // - Cancellation: queued partitions disappear at once, running ones stop after their
 //   current stage; their buffers and reservations return.
 #pragma once
@@ -114,6 +116,14 @@ class Engine {
     std::size_t in_flight = 0;  // partitions admitted to synthesis and not settled yet
     bool pinned = false;
     std::vector<unsigned> device_failures;  // per partition
+    // Per partition: a proof that failed verification while the witness was not checked at
+    // synthesis (synthesis.check_witness = false). Its retry checks the witness first: an
+    // unsatisfying one fails the job and clears the device; a satisfying one blames it then.
+    struct UnverifiedFailure {
+      int device = 0;  // slot
+      std::string what;
+    };
+    std::vector<std::optional<UnverifiedFailure>> suspect;
   };
   // A synthesized partition waiting for a device, holding its buffer and host reservation.
   // A synthesized partition waiting for a device: its full witness buffer, or (when the
@@ -165,6 +175,9 @@ class Engine {
   bool device_can_take(const Device& d) const;
   std::uint64_t device_need(const Device& d, const Job& job) const;
   void device_failed(Device& d, const std::string& what);
+  // A proof from device `d` did not verify and its witness satisfies the circuit: the
+  // device's fault, counted against the device and the partition (which may fail the job).
+  void proof_failed_on_device(Job& job, std::uint32_t partition, Device& d, const std::string& what);
   void take_out_of_service(Device& d, const std::string& why);
   void wake();
   void finish_job(Job& job, JobState state, const std::string& error);

@@ -33,6 +33,13 @@ void Engine::device_failed(Device& d, const std::string& what) {
     take_out_of_service(d, std::to_string(d.consecutive_failures) + " consecutive failures, the last: " + what);
 }
 
+void Engine::proof_failed_on_device(Job& job, std::uint32_t partition, Device& d, const std::string& what) {
+  ++job.device_failures[partition];
+  device_failed(d, what);
+  if (!is_terminal(job.state) && job.device_failures[partition] > config_.max_retries)
+    finish_job(job, JobState::FAILED, what + ", after " + std::to_string(job.device_failures[partition]) + " attempts");
+}
+
 void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBackend> backend) {
   Device& d = *devices_[slot];
   std::uint64_t released_upto = 0;
@@ -178,21 +185,21 @@ void Engine::finalizer_worker() {
         if (++job.proved == job.proofs.size()) finish_job(job, JobState::DONE, "");
       }
     } else {
-      // The witness was checked (synthesis.check_witness), so a bad proof is the device's fault.
       ++verification_failures_;
-      ++job.device_failures[f.key.partition];
       const std::string what = "partition " + std::to_string(f.key.partition) + ": " + failure + " (device " +
                                std::to_string(d.spec.index) + ")";
       log_("job " + std::to_string(job.id) + " " + what);
-      device_failed(d, what);
+      if (config_.check_witness) {
+        // The witness satisfied the circuit at synthesis, so a bad proof is the device's fault.
+        proof_failed_on_device(job, f.key.partition, d, what);
+      } else if (!is_terminal(job.state)) {
+        // The witness was never checked and may be what is wrong: the retry checks it, and
+        // the device is blamed only if it satisfies the circuit (synthesis_pool.cpp).
+        job.suspect[f.key.partition] = Job::UnverifiedFailure{f.device, what};
+      }
       if (!is_terminal(job.state)) {
-        if (job.device_failures[f.key.partition] > config_.max_retries)
-          finish_job(job, JobState::FAILED,
-                     what + ", after " + std::to_string(job.device_failures[f.key.partition]) + " attempts");
-        else {
-          ++retried_;
-          synth_.push(f.key, 0);
-        }
+        ++retried_;
+        synth_.push(f.key, 0);
       }
     }
     settle(job);

@@ -1,6 +1,8 @@
 // The synthesis workers: admit the next partition in scheduling order when its memory fits
 // the host budget (else wait: backpressure), generate its witness into a pooled buffer
 // outside the lock, check it, and queue it for a device.
+#include <utility>
+
 #include "circuit/spmv.hpp"
 #include "engine/engine.hpp"
 
@@ -53,6 +55,9 @@ void Engine::synthesis_worker() {
     if (job.state == JobState::QUEUED) job.state = JobState::RUNNING;
     const WitnessSource& source = job.request.witness;
     const std::shared_ptr<const CircuitKeys> keys = job.keys;
+    // Its last proof failed verification with an unchecked witness: check this one.
+    std::optional<Job::UnverifiedFailure> suspect = std::exchange(job.suspect[key.partition], std::nullopt);
+    const bool check = config_.check_witness || suspect.has_value();
     // A kept packed witness to pack into, with the charge it holds (settled against its
     // capacity once packed, below).
     std::unique_ptr<groth16::PackedWitness> packed;
@@ -78,7 +83,7 @@ void Engine::synthesis_worker() {
         error = where + "the witness's first input is not the constant ONE";
       } else if (!pool_.recharge(*buffer)) {
         error = where + "the witness source grew its buffer beyond what the memory budget holds";
-      } else if (config_.check_witness) {
+      } else if (check) {
         const circuit::Satisfaction sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
         if (!sat) error = where + "the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row);
       }
@@ -121,6 +126,13 @@ void Engine::synthesis_worker() {
         packed_charge = 0;
         unheld = std::move(packed);
       }
+    }
+    if (suspect && !is_terminal(job.state)) {
+      if (error.empty())
+        proof_failed_on_device(job, key.partition, *devices_[std::size_t(suspect->device)], suspect->what);
+      else
+        error += " (found after its proof failed verification on device " +
+                 std::to_string(devices_[std::size_t(suspect->device)]->spec.index) + "; not the device's fault)";
     }
     if (is_terminal(job.state) || !error.empty()) {
       if (packed) spare_packed_.push_back({std::move(packed), packed_charge});  // for the next partition

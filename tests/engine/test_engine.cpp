@@ -342,6 +342,69 @@ TEST(Engine, AProofThatDoesNotVerifyIsNeverReturned) {
   EXPECT_NE(r.error.find("after 2 attempts"), std::string::npos) << r.error;
 }
 
+// With synthesis.check_witness off (as the README's GPU benchmarks run), an unsatisfying
+// witness gives a proof that does not verify. That is the witness's fault: its job fails
+// with the unsatisfied constraint, and the only device stays in service however many such
+// jobs come (issue 27: three in a row used to retire it, and every later job failed).
+TEST(Engine, AnUnsatisfyingWitnessIsNotTheDevicesFault) {
+  Harness h("Engine.UncheckedWitness");
+  EngineConfig c = small_config(1, 1);
+  c.check_witness = false;
+  c.device_failure_limit = 2;
+  h.start_scripted(c);
+  for (int i = 0; i < 4; ++i) {
+    ProofRequest bad = h.request(1);
+    bad.witness = [src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+      src(k, w);
+      w.aux.back() += ff::Fr::from_u64(2);  // no longer a bit, nor the product it was
+    };
+    const JobResult r = h.engine->wait(h.engine->submit(std::move(bad)));
+    EXPECT_EQ(r.state, JobState::FAILED);
+    EXPECT_TRUE(r.proofs.empty());
+    EXPECT_TRUE(std::regex_search(r.error, std::regex("^partition 0: the witness does not satisfy constraint [0-9]+ \\(found "
+                                                      "after its proof failed verification on device 0; not the "
+                                                      "device's fault\\)$")))
+        << r.error;
+  }
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
+  const EngineStats s = h.engine->stats();
+  EXPECT_TRUE(s.devices[0].in_service) << s.devices[0].out_of_service_reason;
+  EXPECT_EQ(s.devices[0].failures, 0u);
+  EXPECT_EQ(s.verification_failures, 4u);
+  EXPECT_FALSE(h.logged("taken out of service"));
+  h.until_quiet();
+}
+
+// Without the witness check a device whose proofs do not verify for a satisfying witness is
+// still blamed (once the retry has checked the witness) and taken out of service.
+TEST(Engine, WithoutTheWitnessCheckABadDeviceIsStillTakenOutOfService) {
+  Harness h("Engine.UncheckedBadDevice");
+  h.script->fault = [](int, int) { return Fault::WRONG_PARTS; };
+  EngineConfig c = small_config(1, 1);
+  c.check_witness = false;
+  c.device_failure_limit = 2;
+  c.max_retries = 5;
+  h.start_scripted(c);
+  const JobResult r = h.engine->wait(h.engine->submit(h.request(1)));
+  EXPECT_EQ(r.state, JobState::FAILED);
+  EXPECT_NE(r.error.find("no device in service"), std::string::npos) << r.error;
+  const EngineStats s = h.engine->stats();
+  EXPECT_FALSE(s.devices[0].in_service);
+  EXPECT_NE(s.devices[0].out_of_service_reason.find("2 consecutive failures"), std::string::npos)
+      << s.devices[0].out_of_service_reason;
+  EXPECT_NE(s.devices[0].out_of_service_reason.find("the proof does not verify"), std::string::npos)
+      << s.devices[0].out_of_service_reason;
+  EXPECT_EQ(s.devices[0].failures, 2u);
+
+  // Once wrong on a good device: proved on the retry, the device blamed once.
+  Harness once("Engine.UncheckedOnce");
+  once.script->fault = [](int, int call) { return call == 0 ? Fault::WRONG_PARTS : Fault::NONE; };
+  once.start_scripted(c);
+  once.expect_proved(once.engine->wait(once.engine->submit(once.request(2))), 2);
+  EXPECT_EQ(once.engine->stats().devices[0].failures, 1u);
+  EXPECT_TRUE(once.engine->stats().devices[0].in_service);
+}
+
 TEST(Engine, MemoryBudgetsAreNeverExceeded) {
   Harness h("Engine.Budget");
   const auto& keys = *h.circuit.keys;
