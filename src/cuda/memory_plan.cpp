@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "circuit/coefficient_codes.hpp"
+#include "circuit/synthetic_shape.hpp"
 #include "cuda/msm.hpp"
 #include "poly/domain.hpp"
 
@@ -127,19 +128,21 @@ ProofShape ProofShape::of(const groth16::ProvingKey& pk, const groth16::Evaluate
 }
 
 ProofShape ProofShape::porep_partition(double scale) {
-  // REFERENCE.md §5: 130,278,869 constraints with 328 input rows, 130,169,893 aux, non-zeros
-  // A 309.4M, B 130.3M, C 282.7M; densities A-aux 129,753,292, B-aux 33,112,281 (+1 input).
-  auto scaled = [&](double x) { return std::size_t(std::llround(x * scale)); };
+  // The partition's shape as circuit::SyntheticShape keeps it (REFERENCE.md §5), counted the
+  // way its generator rounds; the B query also holds one input (ONE).
+  const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(scale);
+  auto count = [](double fraction, std::uint64_t n) { return std::size_t(std::llround(fraction * double(n))); };
   ProofShape s;
-  s.inputs = 328;
-  s.constraints = scaled(130'278'869.0 - 328) + 328;
-  s.aux = scaled(130'169'893.0);
+  s.inputs = shape.num_inputs;
+  s.constraints = shape.num_constraints;
+  s.aux = shape.num_aux;
   s.h_points = s.domain() - 1;
   s.l_points = s.aux;
-  s.a_points = s.inputs + scaled(129'753'292.0);
-  s.b_points = 1 + scaled(33'112'281.0);
-  const double rows = double(s.constraints), nnz = (309'405'051.0 + 130'327'340.0 + 282'656'500.0) * scale;
-  s.circuit_bytes = std::size_t(3 * (rows + 1) * 8 + nnz * 8);  // row pointers, column + code (few "other" values)
+  s.a_points = s.inputs + count(shape.a_aux_density, shape.num_aux);
+  s.b_points = 1 + count(shape.b_aux_density, shape.num_aux);
+  const std::size_t nnz = count(shape.a_per_row, shape.num_constraints) + count(shape.b_per_row, shape.num_constraints) +
+                          count(shape.c_per_row, shape.num_constraints);
+  s.circuit_bytes = 3 * (s.constraints + 1) * 8 + nnz * 8;  // row pointers, column + code (few "other" values)
   return s;
 }
 
