@@ -14,6 +14,8 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
 chmod +x .anchors/bin/* 2>/dev/null
 SCALE=${SCALE:-1/4}
+KEYDIR=${KEYDIR:-$PWD/build/keys}
+mkdir -p "$KEYDIR"
 tag=$(echo "$SCALE" | tr '/' '_')
 for n in ${FREE_GIB:-48 32 24 16 12 0}; do
   pid=""
@@ -24,8 +26,10 @@ for n in ${FREE_GIB:-48 32 24 16 12 0}; do
     cat "$OUT/ballast-$n.txt"
   fi
   echo "=== $SCALE with ${n:-all} GiB free"
+  # One key for every N (set up and written by the first run, read by the rest).
   timeout 500 "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$SCALE" --backend cuda --srs-residency auto \
-    --runs "${RUNS:-3}" --json -o "$OUT/tiers-$tag-$n.json" > /dev/null 2> "$OUT/tiers-$tag-$n.log"
+    --params "$KEYDIR/synthetic-$tag.params" --runs "${RUNS:-3}" --json -o "$OUT/tiers-$tag-$n.json" \
+    > /dev/null 2> "$OUT/tiers-$tag-$n.log"
   echo "exit $?"; grep -E "tier|proof [0-9]|error" "$OUT/tiers-$tag-$n.log" | tail -6
   [ -n "$pid" ] && kill "$pid" && wait "$pid" 2>/dev/null
 done

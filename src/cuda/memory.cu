@@ -51,7 +51,14 @@ DeviceBuffer BufferPool::acquire(std::size_t bytes) {
   SNARKPIPE_CUDA_CHECK(cudaGetDevice(&prev));
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(device_));
   void* p = nullptr;
-  const cudaError_t e = cudaMalloc(&p, cap);
+  cudaError_t e = cudaMalloc(&p, cap);
+  if (e == cudaErrorMemoryAllocation && free_bytes() > 0) {
+    // Blocks of other sizes sit free in the pool: give them back to the device and try again
+    // (a card with little memory runs phases of different shapes one after another).
+    cudaGetLastError();
+    release_free();
+    e = cudaMalloc(&p, cap);
+  }
   cudaSetDevice(prev);
   if (e != cudaSuccess) {
     cudaGetLastError();
@@ -61,6 +68,27 @@ DeviceBuffer BufferPool::acquire(std::size_t bytes) {
   owned_.emplace_back(p, cap);
   ++allocations_;
   return DeviceBuffer(this, p, cap);
+}
+
+std::size_t BufferPool::free_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::size_t s = 0;
+  for (auto& [size, p] : free_) s += size;
+  return s;
+}
+
+void BufferPool::release_free() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.empty()) return;
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return;
+  cudaSetDevice(device_);
+  for (auto& [size, p] : free_) {
+    cudaFree(p);  // (waits for the device's work in flight, which no longer uses the block)
+    std::erase_if(owned_, [q = p](const auto& o) { return o.first == q; });
+  }
+  free_.clear();
+  cudaSetDevice(prev);
 }
 
 void BufferPool::give_back(void* data, std::size_t capacity) {

@@ -56,6 +56,9 @@ class BufferPool {
   int device() const { return device_; }
   std::size_t bytes_allocated() const;  // held by the pool, in use or free
   std::size_t allocations() const;      // cudaMalloc calls made so far
+  std::size_t free_bytes() const;       // held but not in use
+  // Frees the blocks not in use (acquire also does this, and retries, when cudaMalloc fails).
+  void release_free();
 
  private:
   friend class DeviceBuffer;

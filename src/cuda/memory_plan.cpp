@@ -50,10 +50,10 @@ std::size_t tail_temp_bytes(std::size_t longest_query) {
 }
 
 // With a streamed key: the MSM of one piece (G1 pieces; a G2 piece holds half the points in
-// the same bytes and its buckets are twice as large: the same bound), its 0/1 split, and one
-// gathered copy of the longest query's scalars.
-std::size_t streamed_temp_bytes(std::size_t piece, std::size_t longest_query) {
-  return one_pass_temp_bytes(piece, 2 * G1) + 10 * piece + FR * piece + FR * longest_query;
+// the same bytes and its buckets are twice as large: the same bound), its 0/1 split (read
+// through the query's columns: no gathered copy) and its full scalars.
+std::size_t streamed_temp_bytes(std::size_t piece) {
+  return one_pass_temp_bytes(piece, 2 * G1) + 10 * piece + FR * piece;
 }
 
 std::size_t gib_tenths(std::size_t bytes) { return (bytes * 10 + (std::size_t(1) << 29)) >> 30; }
@@ -152,6 +152,7 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   const std::size_t m = s.domain(), columns = s.inputs + s.aux;
   const std::size_t longest = std::max({s.aux, s.a_points, s.b_points});
   const bool key_resident = tier == MemoryTier::resident;
+  const bool bounded = tier == MemoryTier::bounded_h;
   const bool circuit_resident = !s.evaluated && (tier == MemoryTier::resident || tier == MemoryTier::key_streamed);
   p.piece_points = key_resident ? 0 : (piece_points ? piece_points : LARGEST_PIECE);
   auto add = [&](std::string what, Place where, std::size_t bytes) { p.items.push_back({std::move(what), where, bytes}); };
@@ -160,29 +161,45 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
   if (!s.evaluated) add("recorded circuit", circuit_resident ? Place::device : Place::host, s.circuit_bytes);
   add("query columns", Place::device, (s.a_points + s.b_points) * 4);
-  add("witness z", Place::device, columns * FR);
-  add("a, b, c", Place::device, 3 * m * FR);
-  add("NTT tables and scratch", Place::device, 3 * m * FR);
-  if (tier == MemoryTier::bounded_h) {
-    // What H in pieces would keep: one full-size vector and the NTT's, the rest staged.
-    p.items.back().bytes = m * FR;
-    p.items[p.items.size() - 2].bytes = m * FR;
-    add("a, b, c staged (H in pieces)", Place::pinned_host, 2 * m * FR);
-  }
-  if (key_resident) {
-    add("H MSM temporaries", Place::device, h_msm_temp_bytes(m));
-    add("L, A, B MSM temporaries (second stream)", Place::device, tail_temp_bytes(longest));
+  if (!bounded) {
+    add("witness z", Place::device, columns * FR);
+    add("a, b, c", Place::device, 3 * m * FR);
+    add("NTT tables and scratch", Place::device, 3 * m * FR);
+    if (key_resident) {
+      add("H MSM temporaries", Place::device, h_msm_temp_bytes(m));
+      add("L, A, B MSM temporaries (second stream)", Place::device, tail_temp_bytes(longest));
+    } else {
+      add("MSM temporaries (one piece at a time)", Place::device, streamed_temp_bytes(p.piece_points));
+    }
+    for (const auto& it : p.items)
+      if (it.where == Place::device) p.device_bytes += it.bytes;
   } else {
-    add("MSM temporaries (one piece at a time)", Place::device, streamed_temp_bytes(p.piece_points, longest));
+    // One phase at a time (src/cuda/prover.cu, bounded_quotient): H with one full-size
+    // vector and the NTT's scratch (compact twiddles), a second vector staged in pinned host
+    // memory; then the H MSM over that vector; then z and the L, A, B MSMs.
+    const std::size_t stage_piece = std::min(m, H_STAGE_PIECE) * FR;
+    add("H phase: one vector, NTT scratch and tables, a staging piece", Place::device,
+        2 * m * FR + stage_piece + (std::size_t(1) << 20));
+    add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1));
+    add("L, A, B phase: z and the piece's MSM", Place::device, columns * FR + streamed_temp_bytes(p.piece_points));
+    add("one vector staged for H", Place::pinned_host, m * FR);
+    add("a, b, c (evaluated on the host)", Place::host, s.evaluated ? 0 : 3 * s.constraints * FR);
+    std::size_t fixed = 0, phase = 0;
+    for (const auto& it : p.items) {
+      if (it.where != Place::device) continue;
+      if (it.what.find(" phase") != std::string::npos) phase = std::max(phase, it.bytes);
+      else fixed += it.bytes;
+    }
+    p.device_bytes = fixed + phase;
   }
-  for (const auto& it : p.items)
-    if (it.where == Place::device) p.device_bytes += it.bytes;
 
   // Host → device per partition: the witness (an upper bound: a packed witness is ~1/10),
-  // the key when it streams, a, b, c when they are not computed on the device.
+  // the key when it streams, a, b, c when they are not computed on the device, and for
+  // bounded H the staged vector's two return trips (it also crosses back twice).
   p.bus_bytes_per_partition = columns * FR;
   if (!key_resident) p.bus_bytes_per_partition += s.key_bytes();
   if (!circuit_resident) p.bus_bytes_per_partition += 3 * s.constraints * FR;
+  if (bounded) p.bus_bytes_per_partition += 2 * m * FR;
   return p;
 }
 
@@ -193,6 +210,7 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
   if (r.choice != TierChoice::key_on_device) {
     tiers.push_back(MemoryTier::key_streamed);
     if (!r.shape.evaluated) tiers.push_back(MemoryTier::abc_on_host);
+    tiers.push_back(MemoryTier::bounded_h);
   }
   std::vector<std::size_t> pieces;
   if (r.piece_points) pieces.push_back(r.piece_points);
@@ -210,7 +228,6 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
       if (tier == MemoryTier::resident) break;  // no pieces to shrink
     }
   }
-  const MemoryPlan bounded = plan_for_tier(r.shape, MemoryTier::bounded_h, SMALLEST_PIECE);
   std::string why = r.device_name + " has " + format_gib(r.device_free) + " free" +
                     (r.budget && r.budget < r.device_free ? " (memory.device_budget " + format_gib(r.budget) + ")" : "") +
                     "; the smallest plan allowed, tier " + std::to_string(int(smallest.tier)) + " (" +
@@ -218,8 +235,7 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
   if (r.choice == TierChoice::key_on_device)
     why += " (try --srs-residency host or auto: the key streams from host memory)";
   else
-    why += "; computing H in bounded pieces (tier 4, about " + format_gib(bounded.device_bytes) +
-           ") is not in this version: use a larger GPU or the CPU backend";
+    why += ": use a GPU with more free memory, free some of this one's, or the CPU backend (--backend cpu)";
   throw MemoryPlanError(why);
 }
 

@@ -11,11 +11,11 @@
 //                     MSM of piece k); the circuit stays resident.
 //   3 a/b/c on host   as 2, and the circuit stays in host memory too: the host evaluates
 //                     a, b, c (SpMV on its cores) and they cross the bus.
-//   4 bounded H       as 3 with H computed in a bounded number of full-size vectors (pieces
-//                     staged through pinned host memory): not in this version; the plan
-//                     names what it would need when nothing else fits.
+//   4 bounded H       as 3, one phase at a time: H with one full-size vector on the device
+//                     (compact NTT twiddles) and a second staged in pinned host memory, then
+//                     the H MSM, then z and the L, A, B MSMs (2^27: about 10 GiB).
 // An evaluated assignment (a, b, c from the caller, the Filecoin ABI) has no circuit: tiers
-// 1 and 2 only, with a, b, c on the bus in both.
+// 1, 2 and 4, with a, b, c on the bus in each.
 //
 // The byte counts follow the CUDA backend's allocations (src/cuda/prover.cu), conservatively:
 // every temporary of a phase is counted as if it were live for the whole proof.
@@ -35,6 +35,7 @@ namespace snarkpipe::cuda {
 // How the prover sizes its MSM passes (shared with src/cuda/prover.cu).
 inline constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;   // H MSM: sorted entries per pass, as at 2^26
 inline constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;  // L/A/B full scalars per chunk
+inline constexpr std::size_t H_STAGE_PIECE = std::size_t(1) << 22;  // tier 4: staged Fr per bus copy
 
 // The sizes of one proof, from its key and circuit.
 struct ProofShape {

@@ -90,6 +90,29 @@ void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::s
   SNARKPIPE_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...));
 }
 
+// Where a stage's twiddles come from: stage t's ω_{2^(t+1)}^i (i < 2^t), fully reduced (the
+// lazy multiplications take it as their first operand).
+//   DenseTwiddles:   W[2^t + i], every stage's table in N entries (2^27: 4 GiB per direction).
+//   CompactTwiddles: ω_N^e with e = i·2^(max_log−1−t), as lo[e mod 2^13]·hi[e >> 13]: two
+//                    tables of 256 KiB that stay in L2, one more multiplication per twiddle.
+//                    For cards whose memory cannot spare the dense tables (memory tier 4).
+constexpr unsigned TWIDDLE_LO_BITS = 13;
+struct DenseTwiddles {
+  const fr_t* W;
+  __device__ __forceinline__ fr_t operator()(unsigned t, std::size_t i) const {
+    return fr_t::load(&W[(std::size_t(1) << t) + i]);
+  }
+};
+struct CompactTwiddles {
+  const fr_t* lo;
+  const fr_t* hi;
+  unsigned max_log;
+  __device__ __forceinline__ fr_t operator()(unsigned t, std::size_t i) const {
+    const std::size_t e = i << (max_log - 1 - t);
+    return fr_t::load(&lo[e & ((std::size_t(1) << TWIDDLE_LO_BITS) - 1)]) * fr_t::load(&hi[e >> TWIDDLE_LO_BITS]);
+  }
+};
+
 // Stages t0 .. t0+s-1 of a radix-2 transform of 2^log_n elements, on tiles in shared memory.
 // A tile is the 2^s elements base + mid·2^t0 (mid < 2^s) for 2^log_L consecutive values of
 // the low t0 bits; element (mid, l) sits at tile[mid·L + l]. Decimation in time (bit-reversed
@@ -102,15 +125,15 @@ void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::s
 // butterfly k in a stage of half-size h is W[h + k] = ω_{2h}^k.
 // run_stages transforms a tile already in shared memory (the caller synchronized after the
 // load) and returns after a barrier; stages_kernel loads, transforms and stores one group.
-template <bool DIT>
+template <bool DIT, class Twiddles>
 __device__ __forceinline__ void run_stages(fr_t* tile, unsigned t0, unsigned s, unsigned log_L, unsigned lb,
-                                           const fr_t* __restrict__ W) {
+                                           const Twiddles& W) {
   const unsigned L = 1u << log_L;
   const unsigned tile_n = 1u << (s + log_L);
   // The twiddle of butterfly k in stage u (half-size 2^(t0+u)): ω_{2^(t0+u+1)}^((k·2^t0) + lb·L + l).
   auto twiddle = [&](unsigned k, unsigned u, unsigned l) {
     const std::size_t exponent = (std::size_t(k) << t0) + (std::size_t(lb) << log_L) + l;
-    return fr_t::load(&W[(std::size_t(1) << (t0 + u)) + exponent]);
+    return W(t0 + u, exponent);
   };
   const bool from_zero = t0 == 0;  // stage u = 0 of the transform has the twiddle 1
   const auto add = fr_t::lazy_add, sub = fr_t::lazy_sub, mul = fr_t::lazy_mul;
@@ -196,9 +219,9 @@ __device__ __forceinline__ void store_tile(const fr_t* tile, unsigned tile_n, At
   for (unsigned e = threadIdx.x; e < tile_n; e += blockDim.x) fr_t::load(&tile[e]).reduce_lazy().store(at(e));
 }
 
-template <bool DIT>
+template <bool DIT, class Twiddles>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
-                              const fr_t* __restrict__ W) {
+                              Twiddles W) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned L = 1u << log_L;
@@ -223,9 +246,9 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
 // run together and touch the neighbouring sectors of the same lines, which L2 then serves.
 // Without `permute`, block b holds tile b in place (bit-reversed input for DIT, bit-reversed
 // output for DIF): position j then holds coefficient rev(j), which the coset factors follow.
-template <bool DIT>
+template <bool DIT, class Twiddles>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
-    first_stages_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W,
+    first_stages_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W,
                         Scale mode, fr_t c, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi,
                         bool permute) {
   extern __shared__ fr_t tile[];
@@ -319,9 +342,10 @@ __global__ void bit_reverse_kernel(fr_t* x, std::size_t n, unsigned log_n) {
 // rev(j); m^-1 is carried by ghi, scaled_hi), then the forward's first stages (DIT, which
 // wants bit-reversed input), all on one tile in shared memory: the two permutations and two
 // passes over memory of the separate transforms disappear.
+template <class Twiddles>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kernel(
-    const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, const fr_t* __restrict__ W_inv,
-    const fr_t* __restrict__ W_fwd, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
+    const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W_inv, Twiddles W_fwd,
+    const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned tile_n = 1u << s;
@@ -387,7 +411,9 @@ struct GpuNtt::Impl {
   unsigned max_log;
   BufferPool pool;  // declared before the buffers it hands out
   cudaStream_t stream = nullptr;  // the default stream of the engine's transforms
-  DeviceBuffer w_fwd, w_inv;        // every stage's twiddles (ω or ω^-1), N entries (see run_stages)
+  bool compact;                     // CompactTwiddles (two small tables per direction) or dense
+  DeviceBuffer w_fwd, w_inv;        // dense: every stage's twiddles (ω or ω^-1), N entries (see run_stages)
+  DeviceBuffer c_fwd_lo, c_fwd_hi, c_inv_lo, c_inv_hi;  // compact: ω^e, ω^-e in two factors
   DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;  // coset powers g^i, g^-i in two factors
   std::vector<Fr> m_inv;            // m^-1 for m = 2^k, k <= max_log
   // The out-of-place half of each transform, one per stream that has run one (a transform
@@ -397,7 +423,18 @@ struct GpuNtt::Impl {
   std::map<cudaStream_t, DeviceBuffer> scratch, hi_tables;
   PinnedBuffer staging;
 
-  Impl(unsigned max_log_n, int dev) : device(dev), max_log(max_log_n), pool(dev) {}
+  Impl(unsigned max_log_n, int dev, bool compact_tables)
+      : device(dev), max_log(max_log_n), compact(compact_tables), pool(dev) {}
+
+  // f(forward, inverse): the twiddle sources of both directions, of the engine's kind.
+  template <class F>
+  void with_twiddles(F&& f) {
+    if (compact)
+      f(CompactTwiddles{c_fwd_lo.as<fr_t>(), c_fwd_hi.as<fr_t>(), max_log},
+        CompactTwiddles{c_inv_lo.as<fr_t>(), c_inv_hi.as<fr_t>(), max_log});
+    else
+      f(DenseTwiddles{w_fwd.as<fr_t>()}, DenseTwiddles{w_inv.as<fr_t>()});
+  }
 
   // st's buffer in `per_stream` with room for `count` elements, grown when a larger size comes
   // (after the stream's queued work, which may still read the old one).
@@ -429,13 +466,14 @@ struct GpuNtt::Impl {
 
   // One group of stages of an n-element transform, src → dst, on st: DIT (ascending
   // stages) or DIF (descending), with the twiddles W (ω or ω^-1).
-  void launch_group(bool dit, const fr_t* W, const StageGroup& g, std::size_t n, const fr_t* src, fr_t* dst,
+  template <class Twiddles>
+  void launch_group(bool dit, const Twiddles& W, const StageGroup& g, std::size_t n, const fr_t* src, fr_t* dst,
                     cudaStream_t st) {
     const unsigned tile_n = 1u << (g.s + g.log_L);
     const unsigned blocks = unsigned(n / tile_n), threads = threads_for_tile(tile_n);
     const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
-    launch(dit ? stages_kernel<true> : stages_kernel<false>, blocks, threads, smem, st, src, dst, g.t0, g.s, g.log_L,
-           W);
+    launch(dit ? stages_kernel<true, Twiddles> : stages_kernel<false, Twiddles>, blocks, threads, smem, st, src, dst,
+           g.t0, g.s, g.log_L, W);
   }
 
   ~Impl() {
@@ -443,10 +481,10 @@ struct GpuNtt::Impl {
   }
 };
 
-GpuNtt::GpuNtt(unsigned max_log_n, int device) {
+GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
   if (max_log_n > MAX_LOG_N) throw std::invalid_argument("GpuNtt: max_log_n > 28");
   if (max_log_n == 0) max_log_n = 1;
-  impl_ = std::make_unique<Impl>(max_log_n, device);
+  impl_ = std::make_unique<Impl>(max_log_n, device, twiddles == Twiddles::compact);
   Impl& m = *impl_;
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
   SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
@@ -487,8 +525,29 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device) {
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // `powers` goes back to the pool
   };
-  stage_tables(m.w_fwd, big.omega());
-  stage_tables(m.w_inv, big.omega_inv());
+  // Compact: ω^e = lo[e mod 2^13]·hi[e >> 13] for e < N/2, both factors computed here.
+  auto compact_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& omega) {
+    const std::size_t lo_n = std::size_t(1) << TWIDDLE_LO_BITS;
+    const std::size_t hi_n = std::max<std::size_t>(1, half >> TWIDDLE_LO_BITS);
+    std::vector<Fr> lo(lo_n), hi(hi_n);
+    Fr p = Fr::one();
+    for (auto& v : lo) v = p, p *= omega;
+    const Fr step = p;  // ω^(2^13)
+    p = Fr::one();
+    for (auto& v : hi) v = p, p *= step;
+    lo_out = m.pool.acquire(lo_n * sizeof(Fr));
+    hi_out = m.pool.acquire(hi_n * sizeof(Fr));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(lo_out.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(hi_out.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  };
+  if (m.compact) {
+    compact_tables(m.c_fwd_lo, m.c_fwd_hi, big.omega());
+    compact_tables(m.c_inv_lo, m.c_inv_hi, big.omega_inv());
+  } else {
+    stage_tables(m.w_fwd, big.omega());
+    stage_tables(m.w_inv, big.omega_inv());
+  }
 
   // Coset factors: 2^COSET_LO_BITS low powers and enough high powers for 2^max_log_n.
   auto coset_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& g) {
@@ -516,6 +575,15 @@ unsigned GpuNtt::max_log_n() const { return impl_->max_log; }
 void* GpuNtt::stream() const { return impl_->stream; }
 BufferPool& GpuNtt::pool() { return impl_->pool; }
 void GpuNtt::synchronize() { SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(impl_->stream)); }
+void GpuNtt::release_scratch() {
+  Impl& m = *impl_;
+  std::lock_guard lock(m.scratch_mu);
+  for (auto& [st, buffer] : m.scratch) {
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    buffer.reset();
+  }
+  m.pool.release_free();
+}
 
 void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, void* stream, const Fr* extra) {
   Impl& m = *impl_;
@@ -538,7 +606,6 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, v
   const std::vector<StageGroup> groups = plan_groups(log_n);
   const bool forward = kind == Kind::Forward || kind == Kind::CosetForward;
   const bool coset = kind == Kind::CosetForward || kind == Kind::CosetInverse;
-  const fr_t* W = (forward ? m.w_fwd : m.w_inv).as<fr_t>();
   const fr_t* glo = (forward ? m.g_lo : m.gi_lo).as<fr_t>();
   const fr_t one = to_device(Fr::one()), m_inv = to_device(extra ? m.m_inv[log_n] * *extra : m.m_inv[log_n]);
   // An inverse coset transform's factors c·g^-i take c in their high table.
@@ -564,22 +631,26 @@ void GpuNtt::run(Kind kind, Fr* d_values, unsigned log_n, Order in, Order out, v
   const std::size_t smem = std::size_t(tile_n) * sizeof(fr_t);
   const bool one_group = groups.size() == 1;
   const bool dit = forward ? out == Order::Natural : in == Order::BitReversed;
-  if (dit) {
-    // Forward (N, N) or (R, N); inverse (R, N), scaled afterwards.
-    const Scale mode = forward && coset ? Scale::CosetForward : Scale::None;
-    launch(first_stages_kernel<true>, blocks, threads, smem, st, x, one_group ? x : t, log_n, groups[0].s, W, mode,
-           one, glo, ghi, in == Order::Natural);
-    for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, W, groups[i], n, i == 1 ? t : x, x, st);
-    if (!forward) scale(coset ? Scale::CosetInverse : Scale::Constant, m_inv);
-  } else {
-    // Inverse (N, N) or (N, R); forward (N, R), its coset factors applied first.
-    if (forward && coset) scale(Scale::CosetForward, one);
-    for (std::size_t i = groups.size(); i-- > 1;)
-      m.launch_group(false, W, groups[i], n, i + 1 == groups.size() ? x : t, t, st);
-    const Scale mode = forward ? Scale::None : coset ? Scale::CosetInverse : Scale::Constant;
-    launch(first_stages_kernel<false>, blocks, threads, smem, st, one_group ? x : t, x, log_n, groups[0].s, W, mode,
-           m_inv, glo, ghi, out == Order::Natural);
-  }
+  m.with_twiddles([&](auto w_fwd, auto w_inv) {
+    using Tw = decltype(w_fwd);
+    const Tw W = forward ? w_fwd : w_inv;
+    if (dit) {
+      // Forward (N, N) or (R, N); inverse (R, N), scaled afterwards.
+      const Scale mode = forward && coset ? Scale::CosetForward : Scale::None;
+      launch(first_stages_kernel<true, Tw>, blocks, threads, smem, st, x, one_group ? x : t, log_n, groups[0].s, W,
+             mode, one, glo, ghi, in == Order::Natural);
+      for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, W, groups[i], n, i == 1 ? t : x, x, st);
+      if (!forward) scale(coset ? Scale::CosetInverse : Scale::Constant, m_inv);
+    } else {
+      // Inverse (N, N) or (N, R); forward (N, R), its coset factors applied first.
+      if (forward && coset) scale(Scale::CosetForward, one);
+      for (std::size_t i = groups.size(); i-- > 1;)
+        m.launch_group(false, W, groups[i], n, i + 1 == groups.size() ? x : t, t, st);
+      const Scale mode = forward ? Scale::None : coset ? Scale::CosetInverse : Scale::Constant;
+      launch(first_stages_kernel<false, Tw>, blocks, threads, smem, st, one_group ? x : t, x, log_n, groups[0].s, W,
+             mode, m_inv, glo, ghi, out == Order::Natural);
+    }
+  });
 }
 
 void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n, void* stream) {
@@ -592,15 +663,17 @@ void GpuNtt::coset_from_evaluations(Fr* d_values, unsigned log_n, void* stream) 
   fr_t* x = reinterpret_cast<fr_t*>(d_values);
   fr_t* t = m.scratch_for(n, st);
   const std::vector<StageGroup> groups = plan_groups(log_n);
-  // The inverse's groups above the first (x → t), the middle (t → x), the forward's (x → x).
-  for (std::size_t i = groups.size(); i-- > 1;)
-    m.launch_group(false, m.w_inv.as<fr_t>(), groups[i], n, i + 1 == groups.size() ? x : t, t, st);
-  const unsigned tile_n = 1u << groups[0].s;
-  launch(to_coset_middle_kernel, unsigned(n / tile_n), threads_for_tile(tile_n),
-         std::size_t(tile_n) * sizeof(fr_t), st, groups.size() == 1 ? x : t, x, log_n, groups[0].s,
-         m.w_inv.as<fr_t>(), m.w_fwd.as<fr_t>(), m.g_lo.as<fr_t>(),
-         m.scaled_hi(m.g_hi.as<fr_t>(), n, to_device(m.m_inv[log_n]), st));
-  for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, m.w_fwd.as<fr_t>(), groups[i], n, x, x, st);
+  const fr_t* ghi = m.scaled_hi(m.g_hi.as<fr_t>(), n, to_device(m.m_inv[log_n]), st);
+  m.with_twiddles([&](auto w_fwd, auto w_inv) {
+    // The inverse's groups above the first (x → t), the middle (t → x), the forward's (x → x).
+    for (std::size_t i = groups.size(); i-- > 1;)
+      m.launch_group(false, w_inv, groups[i], n, i + 1 == groups.size() ? x : t, t, st);
+    const unsigned tile_n = 1u << groups[0].s;
+    launch(to_coset_middle_kernel<decltype(w_fwd)>, unsigned(n / tile_n), threads_for_tile(tile_n),
+           std::size_t(tile_n) * sizeof(fr_t), st, groups.size() == 1 ? x : t, x, log_n, groups[0].s, w_inv, w_fwd,
+           m.g_lo.as<fr_t>(), ghi);
+    for (std::size_t i = 1; i < groups.size(); ++i) m.launch_group(true, w_fwd, groups[i], n, x, x, st);
+  });
 }
 
 void GpuNtt::quotient_coefficients(Fr* d_a, Fr* d_b, Fr* d_c, unsigned log_n, const Fr& z_inv, void* stream) {
@@ -640,6 +713,12 @@ void GpuNtt::run_host(Kind kind, std::span<Fr> values, Order in, Order out) {
 }
 
 void GpuNtt::ntt(Fr* d, unsigned log_n, Order in, Order out, void* st) { run(Kind::Forward, d, log_n, in, out, st); }
+void GpuNtt::intt_times(Fr* d, unsigned log_n, const Fr& c, void* st) {
+  run(Kind::Inverse, d, log_n, Order::Natural, Order::Natural, st, &c);
+}
+void GpuNtt::icoset_ntt_times(Fr* d, unsigned log_n, const Fr& c, void* st) {
+  run(Kind::CosetInverse, d, log_n, Order::Natural, Order::Natural, st, &c);
+}
 void GpuNtt::intt(Fr* d, unsigned log_n, Order in, Order out, void* st) { run(Kind::Inverse, d, log_n, in, out, st); }
 void GpuNtt::coset_ntt(Fr* d, unsigned log_n, Order in, Order out, void* st) {
   run(Kind::CosetForward, d, log_n, in, out, st);

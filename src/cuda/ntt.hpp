@@ -13,7 +13,9 @@
 // coset and m^-1 scalings with it): no permutation pass. Bit-reversed in and out costs one
 // permutation pass; orderings that put a scaled end on a later group cost one scaling pass.
 // Twiddles for every stage (ω and ω^-1, N = 2^max_log_n entries each) are computed once, on
-// the device, when the engine is built; one table serves every smaller size.
+// the device, when the engine is built; one table serves every smaller size. Twiddles::compact
+// keeps instead two 256 KiB factor tables per direction and multiplies them per twiddle (for
+// cards without the 2·N·32 bytes: the H computation of memory tier 4), the same results.
 //
 // Streams: each call runs asynchronously on the given stream (a cudaStream_t; null: the
 // engine's own, stream()). Every stream that has run a transform keeps its own scratch
@@ -33,10 +35,11 @@ namespace snarkpipe::cuda {
 class GpuNtt {
  public:
   static constexpr unsigned MAX_LOG_N = 28;
+  enum class Twiddles { dense, compact };
 
   // Throws std::invalid_argument when max_log_n > MAX_LOG_N, CudaError when the device
-  // fails or lacks the memory (twiddles take 2^max_log_n · 32 bytes).
-  explicit GpuNtt(unsigned max_log_n, int device = 0);
+  // fails or lacks the memory (dense twiddles take 2 · 2^max_log_n · 32 bytes; compact 1 MiB).
+  explicit GpuNtt(unsigned max_log_n, int device = 0, Twiddles twiddles = Twiddles::dense);
   ~GpuNtt();
   GpuNtt(const GpuNtt&) = delete;
   GpuNtt& operator=(const GpuNtt&) = delete;
@@ -54,6 +57,9 @@ class GpuNtt {
                  void* stream = nullptr);
   void icoset_ntt(ff::Fr* d_values, unsigned log_n, Order in = Order::Natural, Order out = Order::Natural,
                   void* stream = nullptr);
+  // intt and icoset_ntt with the result also multiplied by c (free: it rides on m^-1).
+  void intt_times(ff::Fr* d_values, unsigned log_n, const ff::Fr& c, void* stream = nullptr);
+  void icoset_ntt_times(ff::Fr* d_values, unsigned log_n, const ff::Fr& c, void* stream = nullptr);
   // coset_ntt(intt(x)), evaluations on H to evaluations on gH (natural order), in two fewer
   // passes over memory and without the two bit-reversal permutations (the H computation's step).
   void coset_from_evaluations(ff::Fr* d_values, unsigned log_n, void* stream = nullptr);
@@ -73,6 +79,9 @@ class GpuNtt {
   void icoset_ntt(std::span<ff::Fr> values, Order in = Order::Natural, Order out = Order::Natural);
   void coset_from_evaluations(std::span<ff::Fr> values);
 
+  // Gives back the scratch vectors (one 2^log_n vector per stream that ran a transform) until
+  // the next transform needs them again (after the streams' queued work).
+  void release_scratch();
   // The engine's stream (a cudaStream_t) and pool.
   void* stream() const;
   BufferPool& pool();

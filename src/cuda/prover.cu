@@ -60,14 +60,6 @@ __global__ void spmv_kernel(const uint64_t* __restrict__ row_ptr, const uint32_t
   acc.store(&out[r]);
 }
 
-// out[i] = z[cols[i]]: a query's scalars, in the order of its points.
-__global__ void gather_kernel(const fr_t* __restrict__ z, const uint32_t* __restrict__ cols, std::size_t n,
-                              fr_t* __restrict__ out) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  fr_t::load(&z[cols[i]]).store(&out[i]);
-}
-
 // The 0/1 split of a query's scalars x_i = s[cols[i]] (s[i] without cols): full[i] = 1 when
 // x_i is neither 0 nor 1, one[i] = 1 when x_i = 1 (about 90 % of a PoRep witness is 0 or 1).
 __global__ void classify_kernel(const fr_t* __restrict__ s, const uint32_t* __restrict__ cols, std::size_t n,
@@ -104,6 +96,16 @@ __global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64
   else
     x = ((ones[w] >> b) & 1) ? fr_t::one() : fr_t::zero();
   x.store(&z_aux[j]);
+}
+
+// Tier 4's combine of the device vector with a staged piece: v[i] ← v[i]·x[i], or x[i] − v[i].
+__global__ void mul_by_kernel(fr_t* __restrict__ v, const fr_t* __restrict__ x, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) (fr_t::load(&v[i]) * fr_t::load(&x[i])).store(&v[i]);
+}
+__global__ void subtract_from_kernel(fr_t* __restrict__ v, const fr_t* __restrict__ x, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) (fr_t::load(&x[i]) - fr_t::load(&v[i])).store(&v[i]);
 }
 
 // counts[w] = the set bits of density word w.
@@ -254,6 +256,8 @@ struct CudaBackend::Impl {
   std::size_t planned_piece = 0;  // the streamed key's piece size the first streaming plan chose
   std::map<const groth16::ProvingKey*, SrsResidency> planned_residency;
   std::set<const circuit::R1cs*> host_evaluated;  // tier 3: circuits whose a, b, c the host computes
+  std::set<const groth16::ProvingKey*> bounded_h;  // tier 4: keys whose proofs compute H in bounded memory
+  PinnedBuffer h_stage;  // tier 4: the vector H stages in host memory (kept: pinning is slow)
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
 
@@ -426,13 +430,61 @@ struct CudaBackend::Impl {
   }
 
   // Σ s_i·P_i over a query whose points stay in host memory (see BaseStreamer).
+  // With cols the scalars are s[cols[i]] (a query over z, read in place: no gathered copy).
   template <class C>
-  ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, std::size_t n,
-                               bool split01) {
+  ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, const uint32_t* cols,
+                               std::size_t n, bool split01) {
     return streamer->run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
-      return split01 ? split_msm(msm, split(s + off, nullptr, len, pool, stream))
-                     : msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
+      if (!split01) return msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
+      return cols ? split_msm(msm, split(s, cols + off, len, pool, stream))
+                  : split_msm(msm, split(s + off, nullptr, len, pool, stream));
     });
+  }
+
+  // Tier 4: the coefficients of h = icoset(â·b̂)/z − intt(c)/z (GpuNtt::quotient_coefficients'
+  // formula) with one full-size vector on the device and one in pinned host memory, the
+  // staged vector crossing back in pieces into a small buffer. Seven crossings of 2^log_m
+  // elements: a up, â down, b up, â up (times b̂), the product's inverse down, c up, and
+  // that back up (minus intt(c)/z). Everything on `stream`, in order.
+  DeviceBuffer bounded_quotient(GpuNtt& ntt, const groth16::EvaluatedAssignment& ea, unsigned log_m, const Fr& z_inv) {
+    const std::size_t n = std::size_t(1) << log_m, rows = ea.num_constraints(), bytes = n * sizeof(Fr);
+    DeviceBuffer v = pool.acquire(bytes);
+    const std::size_t piece_n = std::min(n, H_STAGE_PIECE);
+    DeviceBuffer piece = pool.acquire(piece_n * sizeof(Fr));
+    h_stage.reserve(bytes);
+    Fr* staged = h_stage.as<Fr>();
+    auto load = [&](std::span<const Fr> x) {
+      uploader->copy(v.data(), x.data(), rows * sizeof(Fr));
+      SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(v.as<Fr>() + rows, 0, (n - rows) * sizeof(Fr), stream));
+    };
+    auto stage_out = [&] {
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(staged, v.data(), bytes, cudaMemcpyDeviceToHost, stream));
+    };
+    auto combine = [&](bool multiply) {
+      for (std::size_t off = 0; off < n; off += piece_n) {
+        const std::size_t len = std::min(piece_n, n - off);
+        SNARKPIPE_CUDA_CHECK(
+            cudaMemcpyAsync(piece.data(), staged + off, len * sizeof(Fr), cudaMemcpyHostToDevice, stream));
+        if (multiply)
+          mul_by_kernel<<<blocks_for(len, 256), 256, 0, stream>>>(v.as<fr_t>() + off, piece.as<fr_t>(), len);
+        else
+          subtract_from_kernel<<<blocks_for(len, 256), 256, 0, stream>>>(v.as<fr_t>() + off, piece.as<fr_t>(), len);
+        SNARKPIPE_CUDA_CHECK_LAUNCH();
+      }
+    };
+    load(ea.a);
+    ntt.coset_from_evaluations(v.as<Fr>(), log_m, stream);
+    stage_out();
+    load(ea.b);
+    ntt.coset_from_evaluations(v.as<Fr>(), log_m, stream);
+    combine(true);
+    ntt.icoset_ntt_times(v.as<Fr>(), log_m, z_inv, stream);
+    stage_out();
+    load(ea.c);
+    ntt.intt_times(v.as<Fr>(), log_m, z_inv, stream);
+    combine(false);
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the piece goes back to the pool
+    return v;
   }
 
   // The 0/1 split of a query's scalars s[cols[i]] (or s[i] without cols): the positions i
@@ -495,13 +547,16 @@ struct CudaBackend::Impl {
     return acc;
   }
 
-  GpuNtt& ntt_for(unsigned log_m) {
-    if (!ntt || ntt->max_log_n() < log_m) {
+  // The NTT engine: dense twiddles, or compact ones for tier 4 (either replaces the other).
+  GpuNtt& ntt_for(unsigned log_m, GpuNtt::Twiddles twiddles = GpuNtt::Twiddles::dense) {
+    if (!ntt || ntt->max_log_n() < log_m || ntt_twiddles != twiddles) {
       ntt.reset();
-      ntt = std::make_unique<GpuNtt>(log_m, device);
+      ntt = std::make_unique<GpuNtt>(log_m, device, twiddles);
+      ntt_twiddles = twiddles;
     }
     return *ntt;
   }
+  GpuNtt::Twiddles ntt_twiddles = GpuNtt::Twiddles::dense;
 };
 
 SrsResidency parse_srs_residency(const std::string& text) {
@@ -531,6 +586,7 @@ void CudaBackend::release_key(const groth16::ProvingKey& pk) {
   std::lock_guard lock(impl_->mu);
   impl_->keys.erase(&pk);
   impl_->planned_residency.erase(&pk);
+  impl_->bounded_h.erase(&pk);
 }
 
 void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
@@ -667,6 +723,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     m.memory_tier = int(plan.tier);
     if (!m.planned_piece && plan.piece_points) m.planned_piece = plan.piece_points;
     if (r1cs && !plan.circuit_on_device()) m.host_evaluated.insert(r1cs);
+    if (plan.tier == MemoryTier::bounded_h) m.bounded_h.insert(&pk);
     if (!key_known) m.planned_residency[&pk] = plan.key_on_device() ? SrsResidency::vram : SrsResidency::host;
   }
   const SrsResidency residency = key_known ? m.keys.at(&pk).residency : m.planned_residency.at(&pk);
@@ -704,16 +761,21 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   const poly::EvaluationDomain domain = poly::EvaluationDomain::for_size(rows);
   const std::size_t n = domain.m();
   const unsigned log_m = domain.log_m();
-  GpuNtt& ntt = m.ntt_for(log_m);
+  // Tier 4 (bounded H) runs one phase at a time and needs an evaluated assignment (tier 3's
+  // host a, b, c or the caller's).
+  const bool bounded = host && evaluated && m.bounded_h.count(&pk);
+  GpuNtt& ntt = m.ntt_for(log_m, bounded ? GpuNtt::Twiddles::compact : GpuNtt::Twiddles::dense);
   cudaStream_t st = m.stream;
   auto mark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.marks[i], st)); };
 
-  phase(evaluated ? "upload a,b,c + H (NTT)" : "a,b,c + H (NTT)");
+  phase(bounded ? "H in bounded memory (a, b, c and one vector staged over the bus)"
+                : evaluated ? "upload a,b,c + H (NTT)" : "a,b,c + H (NTT)");
   mark(0);
   const auto queued0 = std::chrono::steady_clock::now();
-  DeviceBuffer z = m.pool.acquire((nin + naux) * sizeof(Fr));
+  DeviceBuffer z;
   DeviceBuffer packed_parts[4];
-  {
+  auto upload_witness = [&] {
+    z = m.pool.acquire((nin + naux) * sizeof(Fr));
     Uploader& up = *m.uploader;
     if (full || evaluated) {
       up.copy(z.data(), full ? full->inputs.data() : evaluated->inputs.data(), nin * sizeof(Fr));
@@ -737,8 +799,9 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
             packed_parts[3].as<fr_t>(), naux, z.as<fr_t>() + nin);
       SNARKPIPE_CUDA_CHECK_LAUNCH();
     }
-    mark(1);
-  }
+  };
+  if (!bounded) upload_witness();
+  mark(1);
   // The L, A and B MSMs need only the witness. With the key in GPU memory they run on the
   // second stream, beside the a,b,c → NTT → H MSM chain, so that each chain's arithmetic fills
   // the SMs the other's memory passes (SpMV, the NTTs' permutations and pointwise steps, the
@@ -752,22 +815,14 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
     auto tmark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.tail_marks[i], ts)); };
     tmark(0);
-    if (host) {  // the queries stream through in pieces, each split on its own
-      parts.l = m.streamed_msm(pk.l, z.as<fr_t>() + nin, naux, true);
+    if (host) {  // the queries stream through in pieces, each split on its own, read through cols
+      parts.l = m.streamed_msm(pk.l, z.as<fr_t>() + nin, nullptr, naux, true);
       tmark(1);
-      DeviceBuffer scalars = m.pool.acquire(std::max(dc.n_a, dc.n_b) * sizeof(Fr) + 1);
-      gather_kernel<<<blocks_for(dc.n_a, 256), 256, 0, ts>>>(z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a,
-                                                              scalars.as<fr_t>());
-      SNARKPIPE_CUDA_CHECK_LAUNCH();
-      parts.a = m.streamed_msm(pk.a, scalars.as<fr_t>(), dc.n_a, true);
+      parts.a = m.streamed_msm(pk.a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
       tmark(2);
-      if (dc.n_b)
-        gather_kernel<<<blocks_for(dc.n_b, 256), 256, 0, ts>>>(z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b,
-                                                                scalars.as<fr_t>());
-      SNARKPIPE_CUDA_CHECK_LAUNCH();
-      parts.b_g1 = m.streamed_msm(pk.b_g1, scalars.as<fr_t>(), dc.n_b, true);
+      parts.b_g1 = m.streamed_msm(pk.b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
       tmark(3);
-      parts.b_g2 = m.streamed_msm(pk.b_g2, scalars.as<fr_t>(), dc.n_b, true);
+      parts.b_g2 = m.streamed_msm(pk.b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
     } else {
       // B_G2 first: measured 0.5 % faster than last (gpu-notes item 45, when its loop was bound
       // by latency and spills more than by the multipliers, beside the H chain's NTTs).
@@ -807,7 +862,14 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       }
     });
 
-  DeviceBuffer abc[3] = {m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr)), m.pool.acquire(n * sizeof(Fr))};
+  DeviceBuffer abc[3];
+  if (bounded) {
+    mark(2);
+    abc[0] = m.bounded_quotient(ntt, *evaluated, log_m, domain.coset_vanishing_inv());
+    ntt.release_scratch();  // the H MSM's and z's room
+    mark(3);
+  } else {
+  for (auto& v : abc) v = m.pool.acquire(n * sizeof(Fr));
   const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
   const std::span<const Fr> given[3] = {evaluated ? evaluated->a : std::span<const Fr>(),
                                         evaluated ? evaluated->b : std::span<const Fr>(),
@@ -835,15 +897,17 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   abc[1].reset();
   abc[2].reset();
   mark(3);
+  }
 
   phase(concurrent ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
   // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
   // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
   if (host)
-    parts.h = m.streamed_msm(pk.h, abc[0].as<fr_t>(), n - 1, false);
+    parts.h = m.streamed_msm(pk.h, abc[0].as<fr_t>(), nullptr, n - 1, false);
   else
     parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();
+  if (bounded) upload_witness();  // into h's room (the pool reuses its block)
   mark(4);
   if (concurrent) {
     tail_thread.join();

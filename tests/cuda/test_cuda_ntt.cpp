@@ -74,6 +74,18 @@ TEST(CudaNtt, MatchesCpuAtEverySmallSize) {
   check_size(gpu, rng, 20);
 }
 
+// Memory tier 4's engine: the twiddles from two small factor tables, the same results.
+TEST(CudaNtt, CompactTwiddlesMatchCpuAtEverySize) {
+  SNARKPIPE_REQUIRE_GPU();
+  SeededRng rng(test_seed("cuda_ntt_compact"));
+  cuda::GpuNtt gpu(21, 0, cuda::GpuNtt::Twiddles::compact);
+  for (unsigned k = 0; k <= 14; ++k) check_size(gpu, rng, k);
+  check_size(gpu, rng, 17);
+  check_size(gpu, rng, 21);
+  gpu.release_scratch();
+  check_size(gpu, rng, 19);  // the scratch comes back when needed
+}
+
 // The H computation's six-transform quotient against the seven-transform formula on the CPU
 // (coefficients, coset evaluations, (a·b − c)/Z there, coefficients again), on random a, b, c
 // (no circuit: the identity holds for any vectors), at sizes that take one, two and three

@@ -87,9 +87,40 @@ TEST(CudaProver, EvaluatedAssignmentGivesTheCpuProof) {
   }
 }
 
+// Tier 4 (bounded H: one vector on the device, one staged in host memory, compact NTT
+// twiddles) from an evaluated assignment, as the Filecoin ABI brings it on a small card: the
+// CPU backend's proof at sizes of one to three NTT stage groups, twice per backend.
+TEST(CudaProver, BoundedHFromAnEvaluatedAssignmentGivesTheCpuProof) {
+  SNARKPIPE_REQUIRE_GPU();
+  groth16::CpuBackend cpu;
+  const std::uint64_t seed = ::test_seed("CudaProver.BoundedH");
+  for (const auto& [constraints, inputs] : std::vector<std::pair<std::size_t, std::size_t>>{
+           {3, 1}, {1000, 7}, {(1 << 15) - 20, 3}}) {
+    SCOPED_TRACE("constraints " + std::to_string(constraints));
+    const testing::RandomCircuit circuit(constraints, inputs, seed + constraints);
+    const circuit::R1cs r1cs = circuit.record();
+    const groth16::Witness w = circuit.witness();
+    const circuit::Evaluations abc = circuit::evaluate(r1cs, w.inputs, w.aux);
+    const groth16::ProvingKey pk = groth16::setup(r1cs);
+    const groth16::EvaluatedAssignment ea{abc.a, abc.b, abc.c, w.inputs, w.aux,
+                                          r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
+    cuda::CudaBackendOptions opt;
+    opt.host_piece_points = 1 << 10;
+    opt.device_budget =
+        cuda::plan_for_tier(cuda::ProofShape::of(pk, ea), cuda::MemoryTier::bounded_h, opt.host_piece_points).device_bytes;
+    cuda::CudaBackend gpu(opt);
+    for (int run = 0; run < 2; ++run) {
+      const ProverRandomness rs = ProverRandomness::random();
+      EXPECT_EQ(gpu.finish(pk.vk, gpu.start_evaluated(pk, ea), rs).to_bytes(),
+                cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+      EXPECT_EQ(gpu.memory_tier(), 4) << gpu.memory_plan();
+    }
+  }
+}
+
 // The memory plan's tiers on the device: a budget that leaves no room for the circuit puts it
-// in tier 3 (a, b, c on the host), one below every tier refuses before any work, and the
-// proof is the CPU backend's in every tier.
+// in tier 3 (a, b, c on the host), a smaller one in tier 4 (bounded H), one below every tier
+// refuses before any work, and the proof is the CPU backend's in every tier.
 TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
   SNARKPIPE_REQUIRE_GPU();
   groth16::CpuBackend cpu;
@@ -107,7 +138,9 @@ TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
   for (const Case& c : {Case{cuda::SrsResidency::automatic, 0, 1},
                         Case{cuda::SrsResidency::host, 0, 2},
                         Case{cuda::SrsResidency::host,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::abc_on_host, piece).device_bytes, 3}}) {
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::abc_on_host, piece).device_bytes, 3},
+                        Case{cuda::SrsResidency::automatic,
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece).device_bytes, 4}}) {
     SCOPED_TRACE("tier " + std::to_string(c.tier));
     cuda::CudaBackendOptions opt;
     opt.residency = c.residency;
