@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <new>
+#include <set>
 
 #include "cuda/check.cuh"
 #include "cuda/memory.hpp"
@@ -23,9 +24,36 @@ void DeviceBuffer::reset() {
   capacity_ = 0;
 }
 
-BufferPool::BufferPool(int device) : device_(device) {}
+namespace {
+
+// Every live pool, so that a failed cudaMalloc can take back what the others hold idle.
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<BufferPool*>& registry() {
+  static std::set<BufferPool*> pools;
+  return pools;
+}
+
+}  // namespace
+
+BufferPool::BufferPool(int device) : device_(device) {
+  std::lock_guard lock(registry_mutex());
+  registry().insert(this);
+}
+
+void BufferPool::release_free_everywhere(int device) {
+  std::lock_guard lock(registry_mutex());
+  for (BufferPool* p : registry())
+    if (p->device_ == device) p->release_free();
+}
 
 BufferPool::~BufferPool() {
+  {
+    std::lock_guard lock(registry_mutex());
+    registry().erase(this);
+  }
   // Destructors cannot throw: a failing cudaFree here (a dead context) is ignored.
   int prev = 0;
   if (cudaGetDevice(&prev) != cudaSuccess) return;
@@ -52,11 +80,12 @@ DeviceBuffer BufferPool::acquire(std::size_t bytes) {
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(device_));
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, cap);
-  if (e == cudaErrorMemoryAllocation && free_bytes() > 0) {
-    // Blocks of other sizes sit free in the pool: give them back to the device and try again
-    // (a card with little memory runs phases of different shapes one after another).
+  if (e == cudaErrorMemoryAllocation) {
+    // Blocks of other sizes may sit idle in this pool or another on the device (the NTT's,
+    // the second stream's): give them back and try again. A card with little memory runs
+    // phases of different shapes one after another (memory tier 4).
     cudaGetLastError();
-    release_free();
+    release_free_everywhere(device_);
     e = cudaMalloc(&p, cap);
   }
   cudaSetDevice(prev);

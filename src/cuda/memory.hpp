@@ -57,8 +57,10 @@ class BufferPool {
   std::size_t bytes_allocated() const;  // held by the pool, in use or free
   std::size_t allocations() const;      // cudaMalloc calls made so far
   std::size_t free_bytes() const;       // held but not in use
-  // Frees the blocks not in use (acquire also does this, and retries, when cudaMalloc fails).
+  // Frees the blocks not in use. When cudaMalloc fails, acquire does this for every pool on
+  // its device (release_free_everywhere), then tries once more.
   void release_free();
+  static void release_free_everywhere(int device);
 
  private:
   friend class DeviceBuffer;
