@@ -26,6 +26,7 @@ if [ "${1:-}" = "--pack" ]; then
   du -sh "$DIST"
   exit 0
 fi
+T0=${T0:-$(date +%s)}  # the call's start: the anchor gets what is left of CALL_LIMIT (590 s)
 for f in "$DIST"/*.xz; do [ -e "$f" ] && xz -d -f "$f" && chmod +x "${f%.xz}"; done
 OUT=${OUT:-/tmp/snarkpipe-abi-out}
 mkdir -p "$OUT"
@@ -64,13 +65,14 @@ for scale in ${SCALES:-1/16}; do
   tag=$(echo "$scale" | tr '/' '_')
   for res in ${RESIDENCIES:-auto host}; do
     echo "=== bench abi --scale $scale, SNARKPIPE_SRS_RESIDENCY=$res"
-    SNARKPIPE_SRS_RESIDENCY=$res timeout 560 "$SP" bench abi --scale "$scale" --params "$KEYDIR/synthetic-$tag.params" \
+    SNARKPIPE_SRS_RESIDENCY=$res timeout "${ABI_TIMEOUT:-560}" "$SP" bench abi --scale "$scale" --params "$KEYDIR/synthetic-$tag.params" \
       --runs "${RUNS:-3}" --batch "${BATCH:-10}" --json -o "$OUT/abi-$tag-$res.json" > /dev/null 2> "$OUT/abi-$tag-$res.log"
     echo "exit $?"; grep -E "call|create_SRS|setup|error" "$OUT/abi-$tag-$res.log" | tail -12
   done
 done
 if [ -n "${ANCHOR:-}" ] && [ -d .anchors ]; then
   echo "=== supraseal-c2 (Curio's fork) beside it"
+  export ANCHOR_DEADLINE_S=$(( ${CALL_LIMIT:-590} - ($(date +%s) - T0) ))
   ANCHOR_SPPARK=0 ANCHOR_SUPRASEAL=1 ANCHOR_SUPRASEAL_SHAPES=${ANCHOR_SUPRASEAL_SHAPES:-full} OUT="$OUT/anchor" \
     bash .anchors/run.sh > /dev/null 2>&1
   tail -5 "$OUT/anchor/supraseal.csv" 2>/dev/null
