@@ -17,7 +17,11 @@ SCALE=${SCALE:-1/4}
 KEYDIR=${KEYDIR:-$PWD/build/keys}
 mkdir -p "$KEYDIR"
 tag=$(echo "$SCALE" | tr '/' '_')
+T0=${T0:-$(date +%s)}
 for n in ${FREE_GIB:-48 32 24 16 12 0}; do
+  # CALL_LIMIT (s since T0): a run is not started without RUN_S seconds left for it.
+  left=$(( ${CALL_LIMIT:-100000} - ($(date +%s) - T0) ))
+  if [ "$left" -lt "${RUN_S:-60}" ]; then echo "=== skipped ${n} GiB: ${left} s left"; continue; fi
   pid=""
   if [ "$n" != 0 ]; then
     .anchors/bin/ballast "$n" > "$OUT/ballast-$n.txt" 2>&1 &
@@ -27,7 +31,7 @@ for n in ${FREE_GIB:-48 32 24 16 12 0}; do
   fi
   echo "=== $SCALE with ${n:-all} GiB free"
   # One key for every N (set up and written by the first run, read by the rest).
-  timeout 500 "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$SCALE" --backend cuda --srs-residency auto \
+  timeout $(( left - 5 )) "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$SCALE" --backend cuda --srs-residency auto \
     --params "$KEYDIR/synthetic-$tag.params" --runs "${RUNS:-3}" --json -o "$OUT/tiers-$tag-$n.json" \
     > /dev/null 2> "$OUT/tiers-$tag-$n.log"
   echo "exit $?"; grep -E "tier|proof [0-9]|error" "$OUT/tiers-$tag-$n.log" | tail -6

@@ -27,13 +27,16 @@ void DeviceBuffer::reset() {
 namespace {
 
 // Every live pool, so that a failed cudaMalloc can take back what the others hold idle.
+// Never destroyed: pools owned by objects of static duration (a library's state) are
+// destroyed at exit after a function-local set would be (the set is made at the first pool,
+// later than its owner), and erasing from a destroyed set corrupts the heap (seen on the H200).
 std::mutex& registry_mutex() {
-  static std::mutex mu;
-  return mu;
+  static std::mutex* mu = new std::mutex;
+  return *mu;
 }
 std::set<BufferPool*>& registry() {
-  static std::set<BufferPool*> pools;
-  return pools;
+  static std::set<BufferPool*>* pools = new std::set<BufferPool*>;
+  return *pools;
 }
 
 }  // namespace

@@ -258,6 +258,9 @@ struct CudaBackend::Impl {
   std::set<const circuit::R1cs*> host_evaluated;  // tier 3: circuits whose a, b, c the host computes
   std::set<const groth16::ProvingKey*> bounded_h;  // tier 4: keys whose proofs compute H in bounded memory
   PinnedBuffer h_stage;  // tier 4: the vector H stages in host memory (kept: pinning is slow)
+  // Tiers 3 and 4: the host's a, b, c and (from a packed witness) aux, page-locked and kept
+  // across proofs: no allocation or page faults per proof, and the bus copies them directly.
+  PinnedBuffer host_abc, host_aux;
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
 
@@ -732,17 +735,25 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
   // Tier 3: the circuit stays in host memory; the host's cores evaluate a, b, c, which then
   // take the evaluated path.
-  std::optional<groth16::Witness> unpacked;
-  std::optional<circuit::Evaluations> host_abc;
   std::optional<groth16::EvaluatedAssignment> host_assignment;
   if (r1cs && m.host_evaluated.count(r1cs)) {
     phase("a,b,c on the host (the circuit stays in host memory)");
-    const groth16::Witness* w = full;
-    if (!w) w = &unpacked.emplace(groth16::unpack_witness(*packed));
-    host_abc = circuit::evaluate(*r1cs, w->inputs, w->aux);
-    host_assignment = groth16::EvaluatedAssignment{host_abc->a,         host_abc->b,          host_abc->c,
-                                                   w->inputs,           w->aux,               r1cs->a_aux_density,
-                                                   r1cs->b_input_density, r1cs->b_aux_density};
+    const std::size_t rows = r1cs->num_constraints;
+    std::span<const Fr> inputs = full ? std::span<const Fr>(full->inputs) : std::span<const Fr>(packed->inputs);
+    std::span<const Fr> aux;
+    if (full) {
+      aux = full->aux;
+    } else {
+      m.host_aux.reserve(std::max<std::size_t>(packed->num_aux, 1) * sizeof(Fr));
+      const std::span<Fr> out(m.host_aux.as<Fr>(), packed->num_aux);
+      groth16::unpack_aux_into(*packed, out);
+      aux = out;
+    }
+    m.host_abc.reserve(std::max<std::size_t>(3 * rows, 1) * sizeof(Fr));
+    const std::span<Fr> a(m.host_abc.as<Fr>(), rows), b(a.data() + rows, rows), c(b.data() + rows, rows);
+    circuit::evaluate_into(*r1cs, inputs, aux, a, b, c);
+    host_assignment = groth16::EvaluatedAssignment{a,      b,      c, inputs, aux, r1cs->a_aux_density, r1cs->b_input_density,
+                                                   r1cs->b_aux_density};
     evaluated = &*host_assignment;
     r1cs = nullptr;
     full = nullptr;

@@ -134,9 +134,12 @@ struct Devices {
   }
 };
 
+// Never destroyed: the GPUs' backends (streams, pools, pinned memory) are not torn down by
+// static destructors at the caller's exit, beside the CUDA runtime's own teardown and other
+// statics' (the process's end gives everything back).
 Devices& devices() {
-  static Devices d;
-  return d;
+  static Devices* d = new Devices;
+  return *d;
 }
 
 // ---- one batch ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <stdexcept>
+#include <string>
 
 namespace snarkpipe::groth16 {
 
@@ -53,22 +54,30 @@ void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWit
   });
 }
 
-Witness unpack_witness(const PackedWitness& p) {
-  Witness w;
-  w.inputs = p.inputs;
-  w.aux.assign(p.num_aux, Fr::zero());
+void unpack_aux_into(const PackedWitness& p, std::span<Fr> aux) {
+  if (aux.size() != p.num_aux)
+    throw std::invalid_argument("unpack_aux_into: room for " + std::to_string(aux.size()) + " aux values, the witness has " +
+                                std::to_string(p.num_aux));
   const std::size_t words = p.general.size();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, WORDS_PER_BLOCK), [&](const auto& r) {
     for (std::size_t w_ = r.begin(); w_ < r.end(); ++w_) {
       std::size_t at = p.rank[w_];
       for (std::size_t i = 0; i < 64 && w_ * 64 + i < p.num_aux; ++i) {
+        Fr& x = aux[w_ * 64 + i];
         if ((p.general[w_] >> i) & 1)
-          w.aux[w_ * 64 + i] = p.values[at++];
-        else if ((p.ones[w_] >> i) & 1)
-          w.aux[w_ * 64 + i] = Fr::one();
+          x = p.values[at++];
+        else
+          x = ((p.ones[w_] >> i) & 1) ? Fr::one() : Fr::zero();
       }
     }
   });
+}
+
+Witness unpack_witness(const PackedWitness& p) {
+  Witness w;
+  w.inputs = p.inputs;
+  w.aux.resize(p.num_aux);
+  unpack_aux_into(p, w.aux);
   return w;
 }
 

@@ -37,5 +37,8 @@ struct PackedWitness {
 void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWitness& out);
 // The full witness back.
 Witness unpack_witness(const PackedWitness& packed);
+// Its aux values into `aux` (num_aux long: std::invalid_argument otherwise), in parallel:
+// memory the caller keeps across proofs (page-locked, say) spares the allocation and faults.
+void unpack_aux_into(const PackedWitness& packed, std::span<Fr> aux);
 
 }  // namespace snarkpipe::groth16
