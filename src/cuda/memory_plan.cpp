@@ -14,7 +14,7 @@ namespace snarkpipe::cuda {
 namespace {
 
 constexpr std::size_t FR = 32, G1 = sizeof(ec::G1Affine), G2 = sizeof(ec::G2Affine);
-constexpr std::size_t RUNTIME_HEADROOM = std::size_t(512) << 20;
+constexpr std::size_t RUNTIME_HEADROOM = std::size_t(1) << 30;
 constexpr std::size_t LARGEST_PIECE = std::size_t(1) << 25, SMALLEST_PIECE = std::size_t(1) << 20;
 
 // Bytes of the temporaries one GpuMsm pass over n scalars and `windows` windows of c bits
@@ -163,7 +163,8 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   if (!s.evaluated) add("recorded circuit", circuit_resident ? Place::device : Place::host, s.circuit_bytes);
   add("query columns", Place::device, (s.a_points + s.b_points) * 4);
   // The driver's own: local memory for the kernels' spills, grown at a launch for every thread
-  // the device can hold (a launch failed with "out of memory" at 1.5 GiB free without it).
+  // the device can hold (launches failed with "out of memory" with 0.4 GiB left: H200, full
+  // shape at 16 GiB free, and 1/16 at 2 GiB; bench/results/prove/tiers-*-2026-12-02.json).
   add("CUDA runtime headroom", Place::device, RUNTIME_HEADROOM);
   if (!bounded) {
     add("witness z", Place::device, columns * FR);

@@ -83,12 +83,15 @@ TEST(MemoryPlan, TiersAtTheCardsOperatorsOwn) {
   }
   // Below the smallest tier: refused with the numbers, before any work.
   EXPECT_THROW(plan_device_memory(request(s, 8)), MemoryPlanError);
-  std::printf("full PoRep partition: tier 1 %s, tier 2 %s, tier 3 %s (smallest pieces %s), tier 4 %s\n",
+  // The README's table quotes these ranges (key pieces of 2^20 to 2^25 points).
+  auto range = [&](MemoryTier t) {
+    return format_gib(plan_for_tier(s, t, std::size_t(1) << 20).device_bytes) + "–" +
+           format_gib(plan_for_tier(s, t, std::size_t(1) << 25).device_bytes);
+  };
+  std::printf("full PoRep partition: tier 1 %s, tier 2 %s, tier 3 %s, tier 4 %s\n",
               format_gib(plan_for_tier(s, MemoryTier::resident).device_bytes).c_str(),
-              format_gib(plan_for_tier(s, MemoryTier::key_streamed).device_bytes).c_str(),
-              format_gib(plan_for_tier(s, MemoryTier::abc_on_host).device_bytes).c_str(),
-              format_gib(plan_for_tier(s, MemoryTier::abc_on_host, std::size_t(1) << 20).device_bytes).c_str(),
-              format_gib(plan_for_tier(s, MemoryTier::bounded_h, std::size_t(1) << 20).device_bytes).c_str());
+              range(MemoryTier::key_streamed).c_str(), range(MemoryTier::abc_on_host).c_str(),
+              range(MemoryTier::bounded_h).c_str());
 }
 
 TEST(MemoryPlan, BudgetAndResidencyChoicesHold) {
