@@ -88,13 +88,14 @@ int main(int argc, char** argv) {
                           }
                         }
                         std::printf("  device memory a full PoRep partition needs, by tier:");
-                        for (const MemoryTier t : {MemoryTier::resident, MemoryTier::key_streamed, MemoryTier::abc_on_host})
+                        for (const MemoryTier t : {MemoryTier::resident, MemoryTier::key_streamed,
+                                                   MemoryTier::circuit_streamed, MemoryTier::bounded_h})
                           std::printf(" %d (%s) %s;", int(t), to_string(t),
                                       format_gib(plan_for_tier(porep, t, t == MemoryTier::resident ? 0 : std::size_t(1) << 20)
                                                      .device_bytes)
                                           .c_str());
-                        std::printf(" 4 (bounded H, not in this version) about %s\n",
-                                    format_gib(plan_for_tier(porep, MemoryTier::bounded_h, std::size_t(1) << 20).device_bytes)
+                        std::printf(" 4 with a/b/c from the host %s\n",
+                                    format_gib(plan_for_tier(porep, MemoryTier::bounded_h, std::size_t(1) << 20, true).device_bytes)
                                         .c_str());
                         return 0;
                       }});

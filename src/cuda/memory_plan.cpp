@@ -81,7 +81,7 @@ const char* to_string(MemoryTier tier) {
   switch (tier) {
     case MemoryTier::resident: return "resident";
     case MemoryTier::key_streamed: return "key streamed";
-    case MemoryTier::abc_on_host: return "a/b/c on host";
+    case MemoryTier::circuit_streamed: return "circuit streamed";
     case MemoryTier::bounded_h: return "bounded H";
   }
   return "?";
@@ -147,7 +147,7 @@ ProofShape ProofShape::porep_partition(double scale) {
   return s;
 }
 
-MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece_points) {
+MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece_points, bool abc_from_host) {
   MemoryPlan p;
   p.tier = tier;
   const std::size_t m = s.domain(), columns = s.inputs + s.aux;
@@ -155,12 +155,20 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   const bool key_resident = tier == MemoryTier::resident;
   const bool bounded = tier == MemoryTier::bounded_h;
   const bool circuit_resident = !s.evaluated && (tier == MemoryTier::resident || tier == MemoryTier::key_streamed);
+  p.abc_from_host = bounded && !s.evaluated && abc_from_host;
+  p.streams_circuit = !s.evaluated && (tier == MemoryTier::circuit_streamed || (bounded && !p.abc_from_host));
   p.piece_points = key_resident ? 0 : (piece_points ? piece_points : LARGEST_PIECE);
   auto add = [&](std::string what, Place where, std::size_t bytes) { p.items.push_back({std::move(what), where, bytes}); };
+  // A streamed matrix's piece buffers (row pointers, columns and codes), never more than the circuit.
+  const std::size_t csr_piece = std::min(CSR_PIECE_NNZ * 8 + (CSR_PIECE_ROWS + 1) * 8, s.circuit_bytes);
 
   add("proving key", key_resident ? Place::device : Place::pinned_host, s.key_bytes());
   if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
-  if (!s.evaluated) add("recorded circuit", circuit_resident ? Place::device : Place::host, s.circuit_bytes);
+  if (!s.evaluated) {
+    add("recorded circuit", circuit_resident ? Place::device : p.streams_circuit ? Place::pinned_host : Place::host,
+        s.circuit_bytes);
+    if (p.streams_circuit) add("circuit pieces", Place::device, csr_piece);
+  }
   add("query columns", Place::device, (s.a_points + s.b_points) * 4);
   // The driver's own: local memory for the kernels' spills, grown at a launch for every thread
   // the device can hold (launches failed with "out of memory" with 0.4 GiB left: H200, full
@@ -169,7 +177,9 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   if (!bounded) {
     add("witness z", Place::device, columns * FR);
     add("a, b, c", Place::device, 3 * m * FR);
-    add("NTT tables and scratch", Place::device, 3 * m * FR);
+    // Tier 3 transforms with compact twiddles (two small tables): only the scratch vector.
+    add(tier == MemoryTier::circuit_streamed ? "NTT scratch" : "NTT tables and scratch", Place::device,
+        (tier == MemoryTier::circuit_streamed ? 1 : 3) * m * FR);
     if (key_resident) {
       add("H MSM temporaries", Place::device, h_msm_temp_bytes(m));
       add("L, A, B MSM temporaries (second stream)", Place::device, tail_temp_bytes(longest));
@@ -181,14 +191,17 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   } else {
     // One phase at a time (src/cuda/prover.cu, bounded_quotient): H with one full-size
     // vector and the NTT's scratch (compact twiddles), a second vector staged in pinned host
-    // memory; then the H MSM over that vector; then z and the L, A, B MSMs.
+    // memory; then the H MSM over that vector; then the L, A, B MSMs. z stays on the device
+    // throughout when the circuit streams (its SpMV reads z); otherwise it comes after H.
     const std::size_t stage_piece = std::min(m, H_STAGE_PIECE) * FR;
+    if (p.streams_circuit) add("witness z", Place::device, columns * FR);
     add("H phase: one vector, NTT scratch and tables, a staging piece", Place::device,
         2 * m * FR + stage_piece + (std::size_t(1) << 20));
     add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1));
-    add("L, A, B phase: z and the piece's MSM", Place::device, columns * FR + streamed_temp_bytes(p.piece_points));
+    add(p.streams_circuit ? "L, A, B phase: the piece's MSM" : "L, A, B phase: z and the piece's MSM", Place::device,
+        (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points));
     add("one vector staged for H", Place::pinned_host, m * FR);
-    add("a, b, c (evaluated on the host)", Place::host, s.evaluated ? 0 : 3 * s.constraints * FR);
+    if (p.abc_from_host) add("a, b, c (evaluated on the host)", Place::pinned_host, 3 * s.constraints * FR);
     std::size_t fixed = 0, phase = 0;
     for (const auto& it : p.items) {
       if (it.where != Place::device) continue;
@@ -199,11 +212,12 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   }
 
   // Host → device per partition: the witness (an upper bound: a packed witness is ~1/10),
-  // the key when it streams, a, b, c when they are not computed on the device, and for
-  // bounded H the staged vector's two return trips (it also crosses back twice).
+  // the key when it streams, the circuit when it streams, a, b, c when they come evaluated
+  // (the caller's, or the host's), and for bounded H the staged vector's two return trips.
   p.bus_bytes_per_partition = columns * FR;
   if (!key_resident) p.bus_bytes_per_partition += s.key_bytes();
-  if (!circuit_resident) p.bus_bytes_per_partition += 3 * s.constraints * FR;
+  if (p.streams_circuit) p.bus_bytes_per_partition += s.circuit_bytes;
+  if (s.evaluated || p.abc_from_host) p.bus_bytes_per_partition += 3 * s.constraints * FR;
   if (bounded) p.bus_bytes_per_partition += 2 * m * FR;
   return p;
 }
@@ -214,7 +228,7 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
   if (r.choice != TierChoice::key_on_host) tiers.push_back(MemoryTier::resident);
   if (r.choice != TierChoice::key_on_device) {
     tiers.push_back(MemoryTier::key_streamed);
-    if (!r.shape.evaluated) tiers.push_back(MemoryTier::abc_on_host);
+    if (!r.shape.evaluated) tiers.push_back(MemoryTier::circuit_streamed);
     tiers.push_back(MemoryTier::bounded_h);
   }
   std::vector<std::size_t> pieces;
@@ -224,13 +238,18 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
   MemoryPlan smallest;
   bool have_smallest = false;
   for (const MemoryTier tier : tiers) {
-    for (const std::size_t piece : pieces) {
-      MemoryPlan p = plan_for_tier(r.shape, tier, piece);
-      p.available_bytes = available;
-      p.device_name = r.device_name;
-      if (p.device_bytes <= available) return p;
-      if (!have_smallest || p.device_bytes < smallest.device_bytes) smallest = p, have_smallest = true;
-      if (tier == MemoryTier::resident) break;  // no pieces to shrink
+    // Tier 4 streams the circuit (z stays on the device) or, in less memory, has the host
+    // evaluate a, b, c (z after H); an evaluated assignment has its a, b, c already.
+    const bool variants = tier == MemoryTier::bounded_h && !r.shape.evaluated;
+    for (const bool host_abc : variants ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+      for (const std::size_t piece : pieces) {
+        MemoryPlan p = plan_for_tier(r.shape, tier, piece, host_abc);
+        p.available_bytes = available;
+        p.device_name = r.device_name;
+        if (p.device_bytes <= available) return p;
+        if (!have_smallest || p.device_bytes < smallest.device_bytes) smallest = p, have_smallest = true;
+        if (tier == MemoryTier::resident) break;  // no pieces to shrink
+      }
     }
   }
   std::string why = r.device_name + " has " + format_gib(r.device_free) + " free" +
@@ -245,8 +264,12 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
 }
 
 std::string MemoryPlan::summary() const {
-  std::string s = "tier " + std::to_string(int(tier)) + " of 4 (" + to_string(tier) + "): " + format_gib(device_bytes) +
-                  " planned";
+  std::string s = "tier " + std::to_string(int(tier)) + " of 4 (" + to_string(tier) +
+                  (tier != MemoryTier::bounded_h ? ""
+                   : abc_from_host           ? ", a/b/c from the host"
+                   : streams_circuit         ? ", circuit streamed"
+                                             : "") +
+                  "): " + format_gib(device_bytes) + " planned";
   if (available_bytes) s += " of " + format_gib(available_bytes) + " free";
   if (!device_name.empty()) s += " on " + device_name;
   return s;

@@ -9,11 +9,14 @@
 //   2 key streamed    the key stays in host memory, pinned in place, and every MSM streams
 //                     its query through two piece buffers (the copy of piece k+1 beside the
 //                     MSM of piece k); the circuit stays resident.
-//   3 a/b/c on host   as 2, and the circuit stays in host memory too: the host evaluates
-//                     a, b, c (SpMV on its cores) and they cross the bus.
+//   3 circuit streamed  as 2, and the recorded circuit stays in page-locked host memory too:
+//                     each SpMV streams its matrix through in pieces of rows (9 GB for a
+//                     PoRep partition, less than the 12.5 GB of a, b, c and no host SpMV);
+//                     the NTT uses compact twiddles.
 //   4 bounded H       as 3, one phase at a time: H with one full-size vector on the device
-//                     (compact NTT twiddles) and a second staged in pinned host memory, then
-//                     the H MSM, then z and the L, A, B MSMs (2^27: about 10 GiB).
+//                     and a second staged in pinned host memory, then the H MSM, then the L,
+//                     A, B MSMs. Where even z cannot stay beside H's vectors, the host
+//                     evaluates a, b, c instead and z comes after H (2^27: about 10 GiB).
 // An evaluated assignment (a, b, c from the caller, the Filecoin ABI) has no circuit: tiers
 // 1, 2 and 4, with a, b, c on the bus in each.
 //
@@ -36,6 +39,8 @@ namespace snarkpipe::cuda {
 inline constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;   // H MSM: sorted entries per pass, as at 2^26
 inline constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;  // L/A/B full scalars per chunk
 inline constexpr std::size_t H_STAGE_PIECE = std::size_t(1) << 22;  // tier 4: staged Fr per bus copy
+inline constexpr std::size_t CSR_PIECE_NNZ = std::size_t(1) << 24;   // a streamed matrix's entries per copy
+inline constexpr std::size_t CSR_PIECE_ROWS = std::size_t(1) << 22;  // ... and rows
 
 // The sizes of one proof, from its key and circuit.
 struct ProofShape {
@@ -59,7 +64,7 @@ struct ProofShape {
 // What a recorded circuit takes on the device (CSR as coefficient codes).
 std::size_t device_circuit_bytes(const circuit::R1cs& r1cs);
 
-enum class MemoryTier { resident = 1, key_streamed = 2, abc_on_host = 3, bounded_h = 4 };
+enum class MemoryTier { resident = 1, key_streamed = 2, circuit_streamed = 3, bounded_h = 4 };
 const char* to_string(MemoryTier tier);  // "resident", "key streamed", ...
 
 enum class Place { device, pinned_host, host };
@@ -76,6 +81,8 @@ struct MemoryPlan {
   std::size_t available_bytes = 0;  // what it was planned against
   std::size_t piece_points = 0;     // G1 points per streamed key piece (tiers ≥ 2)
   std::size_t bus_bytes_per_partition = 0;  // host → device, witness included
+  bool streams_circuit = false;  // tiers 3 and 4: the circuit's matrices stream per SpMV
+  bool abc_from_host = false;    // tier 4 in the least memory: the host evaluates a, b, c
   std::vector<PlanItem> items;
   std::string device_name;
 
@@ -107,8 +114,10 @@ struct PlanRequest {
 // The plan for one device in the fewest-transfer tier that fits. Throws MemoryPlanError with
 // the numbers (the smallest tier's need, what the device has, what to do) when none fits.
 MemoryPlan plan_device_memory(const PlanRequest& request);
-// The plan of one tier regardless of fit (piece_points 0: 2^25), for reports and tests.
-MemoryPlan plan_for_tier(const ProofShape& shape, MemoryTier tier, std::size_t piece_points = 0);
+// The plan of one tier regardless of fit (piece_points 0: 2^25), for reports and tests;
+// abc_from_host picks tier 4's variant for the least memory (a recorded circuit only).
+MemoryPlan plan_for_tier(const ProofShape& shape, MemoryTier tier, std::size_t piece_points = 0,
+                         bool abc_from_host = false);
 
 // What setup's fixed-base multiplications on the GPU hold (cuda/fixed_base.cu: the G1 and G2
 // tables and one batch of 2^22 scalars each, XYZZ and affine results), whatever the circuit.

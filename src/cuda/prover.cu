@@ -44,14 +44,15 @@ unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + thre
 // One thread per row: out[r] = Σ_k coefficient(code[k])·z[col[k]] over row r's entries, the
 // coefficients as circuit/coefficient_codes.hpp encodes them: ±1 an addition or subtraction,
 // ±2^k a multiplication by pow2[k], others a multiplication by others[code − 64].
+// A streamed piece of rows passes base = its first entry's index (its col and code start there).
 __global__ void spmv_kernel(const uint64_t* __restrict__ row_ptr, const uint32_t* __restrict__ col,
                             const uint32_t* __restrict__ code, const fr_t* __restrict__ others,
                             const fr_t* __restrict__ pow2, const fr_t* __restrict__ z, std::size_t rows,
-                            fr_t* __restrict__ out) {
+                            fr_t* __restrict__ out, uint64_t base) {
   const std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
   fr_t acc = fr_t::zero();
-  for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+  for (uint64_t k = row_ptr[r] - base, end = row_ptr[r + 1] - base; k < end; ++k) {
     const uint32_t c = code[k], m = c & ~circuit::COEFF_NEGATIVE;
     fr_t x = fr_t::load(&z[col[k]]);
     if (m != 0) x = x * fr_t::load(m < circuit::COEFF_POWERS ? &pow2[m] : &others[m - circuit::COEFF_POWERS]);
@@ -189,6 +190,21 @@ struct DeviceCircuit {
   std::size_t n_a = 0, n_b = 0;
 };
 
+// Tiers 3 and 4: a constraint matrix kept in page-locked host memory, coded as on the device,
+// streamed through the device in pieces of rows for each SpMV (piece k+1's copy waits for
+// piece k's kernel: the bus, ~50 GB/s, is the limit, not the SpMV).
+struct StreamedCsr {
+  PinnedBuffer row_ptr, col, code;
+  DeviceBuffer others;                 // the few coefficients that are not ±2^k
+  std::size_t rows = 0;
+  std::vector<std::size_t> starts;     // piece boundaries (rows), the last = rows
+  std::size_t max_piece_rows = 0, max_piece_nnz = 0;
+};
+struct StreamedCircuit {
+  StreamedCsr a, b, c;
+  DeviceCircuit queries;  // only the A and B queries' columns (small) stay on the device
+};
+
 // A key on the device (vram: the five MSMs with their bases resident) or left in host memory
 // (host: the queries' memory pinned in place, unpinned when the key is released).
 struct DeviceKey {
@@ -257,6 +273,8 @@ struct CudaBackend::Impl {
   std::map<const groth16::ProvingKey*, SrsResidency> planned_residency;
   std::set<const circuit::R1cs*> host_evaluated;  // tier 3: circuits whose a, b, c the host computes
   std::set<const groth16::ProvingKey*> bounded_h;  // tier 4: keys whose proofs compute H in bounded memory
+  std::set<const circuit::R1cs*> streams_circuit;    // tiers 3, 4: circuits planned to stream
+  std::map<const circuit::R1cs*, StreamedCircuit> streamed;  // ... their host copies, made at first use
   PinnedBuffer h_stage;  // tier 4: the vector H stages in host memory (kept: pinning is slow)
   // Tiers 3 and 4: the host's a, b, c and (from a packed witness) aux, page-locked and kept
   // across proofs: no allocation or page faults per proof, and the bus copies them directly.
@@ -383,6 +401,87 @@ struct CudaBackend::Impl {
     return circuits.emplace(&r1cs, std::move(d)).first->second;
   }
 
+  // (Filled in place: page-locked buffers do not move.)
+  void stream_csr(Uploader& up, const circuit::CsrMatrix& mat, StreamedCsr& h) {
+    h.rows = mat.num_rows();
+    const circuit::CoefficientCodes coded = circuit::encode_coefficients(mat.val);
+    h.row_ptr.reserve(mat.row_ptr.size() * 8);
+    h.col.reserve(std::max<std::size_t>(mat.col.size(), 1) * 4);
+    h.code.reserve(std::max<std::size_t>(coded.codes.size(), 1) * 4);
+    std::memcpy(h.row_ptr.data(), mat.row_ptr.data(), mat.row_ptr.size() * 8);
+    std::memcpy(h.col.data(), mat.col.data(), mat.col.size() * 4);
+    std::memcpy(h.code.data(), coded.codes.data(), coded.codes.size() * 4);
+    h.others = pool.acquire(std::max<std::size_t>(coded.others.size(), 1) * sizeof(Fr));
+    up.copy(h.others.data(), coded.others.data(), coded.others.size() * sizeof(Fr));  // staged: `coded` may go
+    // Pieces of at most CSR_PIECE_ROWS rows and CSR_PIECE_NNZ entries (a longer row alone).
+    const uint64_t* rp = mat.row_ptr.data();
+    for (std::size_t r = 0; r < h.rows;) {
+      const std::size_t limit = std::min(h.rows, r + (options.circuit_piece_rows ? options.circuit_piece_rows : CSR_PIECE_ROWS));
+      const uint64_t* end = std::upper_bound(rp + r + 1, rp + limit + 1, rp[r] + CSR_PIECE_NNZ);
+      const std::size_t e = std::max<std::size_t>(r + 1, std::size_t(end - rp) - 1);
+      h.starts.push_back(r);
+      h.max_piece_rows = std::max(h.max_piece_rows, e - r);
+      h.max_piece_nnz = std::max<std::size_t>(h.max_piece_nnz, rp[e] - rp[r]);
+      r = e;
+    }
+    h.starts.push_back(h.rows);
+  }
+
+  StreamedCircuit& streamed_for(const circuit::R1cs& r1cs) {
+    auto it = streamed.find(&r1cs);
+    if (it != streamed.end()) return it->second;
+    Uploader up(stream);
+    if (!pow2.data()) {
+      const circuit::PowerOfTwoCoefficients p;
+      pow2 = pool.acquire(sizeof(p.powers()));
+      up.copy(pow2.data(), p.powers().data(), sizeof(p.powers()));
+    }
+    StreamedCircuit& sc = streamed[&r1cs];
+    struct Undo {  // a failure leaves no half-made entry
+      std::map<const circuit::R1cs*, StreamedCircuit>& map;
+      const circuit::R1cs* key;
+      bool done = false;
+      ~Undo() {
+        if (!done) map.erase(key);
+      }
+    } undo{streamed, &r1cs};
+    stream_csr(up, r1cs.a, sc.a);
+    stream_csr(up, r1cs.b, sc.b);
+    stream_csr(up, r1cs.c, sc.c);
+    const auto a_cols = query_columns(r1cs, nullptr, r1cs.a_aux_density);
+    const auto b_cols = query_columns(r1cs, &r1cs.b_input_density, r1cs.b_aux_density);
+    DeviceCircuit& q = sc.queries;
+    q.n_a = a_cols.size();
+    q.n_b = b_cols.size();
+    q.a_cols = pool.acquire(std::max<std::size_t>(q.n_a, 1) * sizeof(uint32_t));
+    q.b_cols = pool.acquire(std::max<std::size_t>(q.n_b, 1) * sizeof(uint32_t));
+    up.copy(q.a_cols.data(), a_cols.data(), a_cols.size() * sizeof(uint32_t));
+    up.copy(q.b_cols.data(), b_cols.data(), b_cols.size() * sizeof(uint32_t));
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    undo.done = true;
+    return sc;
+  }
+
+  // out[0, n) = the rows of a streamed matrix times z, zero past its rows, on `stream`.
+  void streamed_spmv(const StreamedCsr& h, const fr_t* z, fr_t* out, std::size_t n) {
+    DeviceBuffer rp = pool.acquire((h.max_piece_rows + 1) * 8), col = pool.acquire(std::max<std::size_t>(h.max_piece_nnz, 1) * 4),
+                 code = pool.acquire(std::max<std::size_t>(h.max_piece_nnz, 1) * 4);
+    const uint64_t* host_rp = h.row_ptr.as<uint64_t>();
+    for (std::size_t i = 0; i + 1 < h.starts.size(); ++i) {
+      const std::size_t r0 = h.starts[i], r1 = h.starts[i + 1];
+      const uint64_t p0 = host_rp[r0], p1 = host_rp[r1];
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(rp.data(), host_rp + r0, (r1 - r0 + 1) * 8, cudaMemcpyHostToDevice, stream));
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(col.data(), h.col.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
+      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(code.data(), h.code.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
+      spmv_kernel<<<blocks_for(r1 - r0, 256), 256, 0, stream>>>(rp.as<uint64_t>(), col.as<uint32_t>(), code.as<uint32_t>(),
+                                                                 h.others.as<fr_t>(), pow2.as<fr_t>(), z, r1 - r0,
+                                                                 out + r0, p0);
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
+    }
+    if (n > h.rows) SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(out + h.rows, 0, (n - h.rows) * sizeof(Fr), stream));
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the pieces go back to the pool
+  }
+
   // The H MSM works on the main stream; the others (tail) on the second stream, from its pool.
   template <class C>
   std::unique_ptr<GpuMsm<C>> resident(Uploader& up, const std::vector<ec::Affine<C>>& points, bool tail) {
@@ -449,17 +548,16 @@ struct CudaBackend::Impl {
   // staged vector crossing back in pieces into a small buffer. Seven crossings of 2^log_m
   // elements: a up, â down, b up, â up (times b̂), the product's inverse down, c up, and
   // that back up (minus intt(c)/z). Everything on `stream`, in order.
-  DeviceBuffer bounded_quotient(GpuNtt& ntt, const groth16::EvaluatedAssignment& ea, unsigned log_m, const Fr& z_inv) {
-    const std::size_t n = std::size_t(1) << log_m, rows = ea.num_constraints(), bytes = n * sizeof(Fr);
+  // fill(k, v) writes a (k = 0), b or c into v, all 2^log_m entries, on `stream`.
+  template <class Fill>
+  DeviceBuffer bounded_quotient(GpuNtt& ntt, unsigned log_m, const Fr& z_inv, Fill&& fill) {
+    const std::size_t n = std::size_t(1) << log_m, bytes = n * sizeof(Fr);
     DeviceBuffer v = pool.acquire(bytes);
     const std::size_t piece_n = std::min(n, H_STAGE_PIECE);
     DeviceBuffer piece = pool.acquire(piece_n * sizeof(Fr));
     h_stage.reserve(bytes);
     Fr* staged = h_stage.as<Fr>();
-    auto load = [&](std::span<const Fr> x) {
-      uploader->copy(v.data(), x.data(), rows * sizeof(Fr));
-      SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(v.as<Fr>() + rows, 0, (n - rows) * sizeof(Fr), stream));
-    };
+    auto load = [&](int k) { fill(k, v.as<fr_t>()); };
     auto stage_out = [&] {
       SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(staged, v.data(), bytes, cudaMemcpyDeviceToHost, stream));
     };
@@ -475,15 +573,15 @@ struct CudaBackend::Impl {
         SNARKPIPE_CUDA_CHECK_LAUNCH();
       }
     };
-    load(ea.a);
+    load(0);
     ntt.coset_from_evaluations(v.as<Fr>(), log_m, stream);
     stage_out();
-    load(ea.b);
+    load(1);
     ntt.coset_from_evaluations(v.as<Fr>(), log_m, stream);
     combine(true);
     ntt.icoset_ntt_times(v.as<Fr>(), log_m, z_inv, stream);
     stage_out();
-    load(ea.c);
+    load(2);
     ntt.intt_times(v.as<Fr>(), log_m, z_inv, stream);
     combine(false);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the piece goes back to the pool
@@ -596,6 +694,8 @@ void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
   std::lock_guard lock(impl_->mu);
   impl_->circuits.erase(&r1cs);
   impl_->host_evaluated.erase(&r1cs);
+  impl_->streams_circuit.erase(&r1cs);
+  impl_->streamed.erase(&r1cs);
 }
 
 std::size_t CudaBackend::device_bytes_held() const {
@@ -619,7 +719,7 @@ namespace {
 
 MemoryTier tier_of(SrsResidency residency, bool circuit_on_device) {
   return residency != SrsResidency::host ? MemoryTier::resident
-                                         : circuit_on_device ? MemoryTier::key_streamed : MemoryTier::abc_on_host;
+                                         : circuit_on_device ? MemoryTier::key_streamed : MemoryTier::circuit_streamed;
 }
 
 TierChoice choice_of(SrsResidency residency) {
@@ -705,7 +805,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
 
   // First use of this key or circuit: plan the device memory (once; not on the hot path).
   const bool key_known = m.keys.count(&pk) != 0;
-  if (!key_known || (r1cs && !m.circuits.count(r1cs) && !m.host_evaluated.count(r1cs))) {
+  if (!key_known ||
+      (r1cs && !m.circuits.count(r1cs) && !m.host_evaluated.count(r1cs) && !m.streams_circuit.count(r1cs))) {
     std::size_t free_bytes = 0, total_bytes = 0;
     SNARKPIPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     PlanRequest req;
@@ -725,7 +826,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     m.memory_plan = plan.describe();
     m.memory_tier = int(plan.tier);
     if (!m.planned_piece && plan.piece_points) m.planned_piece = plan.piece_points;
-    if (r1cs && !plan.circuit_on_device()) m.host_evaluated.insert(r1cs);
+    if (r1cs && plan.abc_from_host) m.host_evaluated.insert(r1cs);
+    if (r1cs && plan.streams_circuit) m.streams_circuit.insert(r1cs);
     if (plan.tier == MemoryTier::bounded_h) m.bounded_h.insert(&pk);
     if (!key_known) m.planned_residency[&pk] = plan.key_on_device() ? SrsResidency::vram : SrsResidency::host;
   }
@@ -733,8 +835,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   m.used = residency;
   if (!key_known || (r1cs && !m.circuits.count(r1cs)))
     phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
-  // Tier 3: the circuit stays in host memory; the host's cores evaluate a, b, c, which then
-  // take the evaluated path.
+  // Tier 4 in the least memory: the circuit stays in host memory; the host's cores evaluate
+  // a, b, c, which then take the evaluated path.
   std::optional<groth16::EvaluatedAssignment> host_assignment;
   if (r1cs && m.host_evaluated.count(r1cs)) {
     phase("a,b,c on the host (the circuit stays in host memory)");
@@ -762,7 +864,9 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   // An evaluated assignment brings no circuit: its queries' z indices are expanded per proof.
   std::optional<DeviceCircuit> evaluated_circuit;
   if (evaluated) evaluated_circuit = m.evaluated_queries(*evaluated);
-  DeviceCircuit& dc = evaluated ? *evaluated_circuit : m.circuit_for(*r1cs);
+  // Tiers 3 and 4: the circuit streams through the device for each SpMV.
+  StreamedCircuit* sc = r1cs && m.streams_circuit.count(r1cs) ? &m.streamed_for(*r1cs) : nullptr;
+  DeviceCircuit& dc = evaluated ? *evaluated_circuit : sc ? sc->queries : m.circuit_for(*r1cs);
   DeviceKey& dk = m.key_for(pk, residency);
   const bool host = dk.residency == SrsResidency::host;
 
@@ -774,8 +878,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   const unsigned log_m = domain.log_m();
   // Tier 4 (bounded H) runs one phase at a time and needs an evaluated assignment (tier 3's
   // host a, b, c or the caller's).
-  const bool bounded = host && evaluated && m.bounded_h.count(&pk);
-  GpuNtt& ntt = m.ntt_for(log_m, bounded ? GpuNtt::Twiddles::compact : GpuNtt::Twiddles::dense);
+  const bool bounded = host && (evaluated || sc) && m.bounded_h.count(&pk);
+  GpuNtt& ntt = m.ntt_for(log_m, bounded || sc ? GpuNtt::Twiddles::compact : GpuNtt::Twiddles::dense);
   cudaStream_t st = m.stream;
   auto mark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.marks[i], st)); };
 
@@ -811,7 +915,9 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       SNARKPIPE_CUDA_CHECK_LAUNCH();
     }
   };
-  if (!bounded) upload_witness();
+  // With a/b/c given (bounded, evaluated), z comes after H, into h's room.
+  const bool late_witness = bounded && evaluated;
+  if (!late_witness) upload_witness();
   mark(1);
   // The L, A and B MSMs need only the witness. With the key in GPU memory they run on the
   // second stream, beside the a,b,c → NTT → H MSM chain, so that each chain's arithmetic fills
@@ -876,7 +982,13 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   DeviceBuffer abc[3];
   if (bounded) {
     mark(2);
-    abc[0] = m.bounded_quotient(ntt, *evaluated, log_m, domain.coset_vanishing_inv());
+    const StreamedCsr* streamed_mats[3] = {sc ? &sc->a : nullptr, sc ? &sc->b : nullptr, sc ? &sc->c : nullptr};
+    abc[0] = m.bounded_quotient(ntt, log_m, domain.coset_vanishing_inv(), [&](int k, fr_t* v) {
+      if (sc) return m.streamed_spmv(*streamed_mats[k], z.as<fr_t>(), v, n);
+      const std::span<const Fr> x = k == 0 ? evaluated->a : k == 1 ? evaluated->b : evaluated->c;
+      m.uploader->copy(v, x.data(), rows * sizeof(Fr));
+      SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (n - rows) * sizeof(Fr), st));
+    });
     ntt.release_scratch();  // the H MSM's and z's room
     mark(3);
   } else {
@@ -891,9 +1003,14 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       m.uploader->copy(abc[k].data(), given[k].data(), rows * sizeof(Fr));
       continue;
     }
+    if (sc) {
+      const StreamedCsr* mat = k == 0 ? &sc->a : k == 1 ? &sc->b : &sc->c;
+      m.streamed_spmv(*mat, z.as<fr_t>(), abc[k].as<fr_t>(), n);
+      continue;
+    }
     spmv_kernel<<<blocks_for(rows, 256), 256, 0, st>>>(
         mats[k]->row_ptr.as<uint64_t>(), mats[k]->col.as<uint32_t>(), mats[k]->code.as<uint32_t>(),
-        mats[k]->others.as<fr_t>(), m.pow2.as<fr_t>(), z.as<fr_t>(), rows, abc[k].as<fr_t>());
+        mats[k]->others.as<fr_t>(), m.pow2.as<fr_t>(), z.as<fr_t>(), rows, abc[k].as<fr_t>(), 0);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   }
   mark(2);
@@ -918,7 +1035,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   else
     parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();
-  if (bounded) upload_witness();  // into h's room (the pool reuses its block)
+  if (late_witness) upload_witness();  // into h's room (the pool reuses its block)
   mark(4);
   if (concurrent) {
     tail_thread.join();

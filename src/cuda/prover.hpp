@@ -61,6 +61,9 @@ struct CudaBackendOptions {
   bool concurrent_msms = true;
   // memory.device_budget: the most device memory a proof's plan may take (0: what is free).
   std::size_t device_budget = 0;
+  // Rows per piece of a streamed circuit's matrices (tiers 3 and 4); 0: 2^22. Tests make it
+  // small to have many pieces.
+  std::size_t circuit_piece_rows = 0;
 };
 
 class CudaBackend final : public groth16::ProverBackend {

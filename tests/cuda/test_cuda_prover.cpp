@@ -134,25 +134,39 @@ TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
     cuda::SrsResidency residency;
     std::size_t budget;
     int tier;
+    const char* variant;  // in the plan's words
   };
-  for (const Case& c : {Case{cuda::SrsResidency::automatic, 0, 1},
-                        Case{cuda::SrsResidency::host, 0, 2},
+  for (const Case& c : {Case{cuda::SrsResidency::automatic, 0, 1, "resident"},
+                        Case{cuda::SrsResidency::host, 0, 2, "key streamed"},
                         Case{cuda::SrsResidency::host,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::abc_on_host, piece).device_bytes, 3},
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::circuit_streamed, piece).device_bytes, 3,
+                             "circuit streamed"},
                         Case{cuda::SrsResidency::automatic,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece).device_bytes, 4}}) {
-    SCOPED_TRACE("tier " + std::to_string(c.tier));
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece).device_bytes, 4,
+                             "bounded H, circuit streamed"},
+                        Case{cuda::SrsResidency::automatic,
+                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece, true).device_bytes, 4,
+                             "a/b/c from the host"}}) {
+    SCOPED_TRACE("tier " + std::to_string(c.tier) + " " + c.variant);
     cuda::CudaBackendOptions opt;
     opt.residency = c.residency;
     opt.host_piece_points = piece;
     opt.device_budget = c.budget;
+    opt.circuit_piece_rows = 1000;  // a streamed circuit in many pieces
     cuda::CudaBackend gpu(opt);
     for (int run = 0; run < 2; ++run) {
       const ProverRandomness rs = ProverRandomness::random();
       EXPECT_EQ(gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs).to_bytes(),
                 cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
       EXPECT_EQ(gpu.memory_tier(), c.tier) << gpu.memory_plan();
+      EXPECT_NE(gpu.memory_plan().find(c.variant), std::string::npos) << gpu.memory_plan();
     }
+    // The packed witness (the engine's) takes the same path.
+    groth16::PackedWitness packed;
+    groth16::pack_witness(w.inputs, w.aux, packed);
+    const ProverRandomness rs = ProverRandomness::random();
+    EXPECT_EQ(gpu.finish(pk.vk, gpu.start_packed(pk, r1cs, packed), rs).to_bytes(),
+              cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
   }
   cuda::CudaBackendOptions tiny;
   tiny.device_budget = 1 << 20;

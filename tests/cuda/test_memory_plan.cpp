@@ -48,11 +48,11 @@ TEST(MemoryPlan, ChoosesTheFewestTransferTierThatFits) {
       if (p.tier != MemoryTier::resident) {
         EXPECT_GT(resident.device_bytes, gib * GiB);
       }
-      if (p.tier == MemoryTier::abc_on_host) {
+      if (p.tier == MemoryTier::circuit_streamed) {
         EXPECT_GT(plan_for_tier(s, MemoryTier::key_streamed, std::size_t(1) << 20).device_bytes, gib * GiB);
       }
       if (p.tier == MemoryTier::bounded_h) {
-        EXPECT_GT(plan_for_tier(s, MemoryTier::abc_on_host, std::size_t(1) << 20).device_bytes, gib * GiB);
+        EXPECT_GT(plan_for_tier(s, MemoryTier::circuit_streamed, std::size_t(1) << 20).device_bytes, gib * GiB);
       }
     } catch (const MemoryPlanError& e) {
       // Refused: not even tier 4 at its smallest pieces fits, and the message has the numbers.
@@ -75,12 +75,21 @@ TEST(MemoryPlan, TiersAtTheCardsOperatorsOwn) {
   const MemoryPlan p48 = plan_device_memory(request(s, 48));
   EXPECT_GE(int(p48.tier), int(p80.tier));
   EXPECT_GE(p48.bus_bytes_per_partition, p80.bus_bytes_per_partition);
-  for (std::size_t gib : {12, 16, 24}) {  // H in bounded memory (tier 4) is what these need
-    SCOPED_TRACE(gib);
-    const MemoryPlan p = plan_device_memory(request(s, gib));
-    EXPECT_EQ(p.tier, MemoryTier::bounded_h);
-    EXPECT_LE(p.device_bytes, gib * GiB);
-  }
+  // 24 GiB: the circuit streams with the key; 16: H in bounded memory as well; 12: and the host
+  // evaluates a, b, c (z does not fit beside H's vectors).
+  const MemoryPlan p24 = plan_device_memory(request(s, 24)), p16 = plan_device_memory(request(s, 16)),
+                   p12 = plan_device_memory(request(s, 12));
+  EXPECT_EQ(p24.tier, MemoryTier::circuit_streamed);
+  EXPECT_TRUE(p24.streams_circuit);
+  EXPECT_EQ(p16.tier, MemoryTier::bounded_h);
+  EXPECT_TRUE(p16.streams_circuit);
+  EXPECT_FALSE(p16.abc_from_host);
+  EXPECT_EQ(p12.tier, MemoryTier::bounded_h);
+  EXPECT_TRUE(p12.abc_from_host);
+  EXPECT_FALSE(p12.streams_circuit);
+  for (const MemoryPlan* p : {&p24, &p16, &p12}) EXPECT_LE(p->device_bytes, p->available_bytes);
+  EXPECT_NE(p16.summary().find("(bounded H, circuit streamed)"), std::string::npos) << p16.summary();
+  EXPECT_NE(p12.summary().find("(bounded H, a/b/c from the host)"), std::string::npos) << p12.summary();
   // Below the smallest tier: refused with the numbers, before any work.
   EXPECT_THROW(plan_device_memory(request(s, 8)), MemoryPlanError);
   // The README's table quotes these ranges (key pieces of 2^20 to 2^25 points).
@@ -88,10 +97,12 @@ TEST(MemoryPlan, TiersAtTheCardsOperatorsOwn) {
     return format_gib(plan_for_tier(s, t, std::size_t(1) << 20).device_bytes) + "–" +
            format_gib(plan_for_tier(s, t, std::size_t(1) << 25).device_bytes);
   };
-  std::printf("full PoRep partition: tier 1 %s, tier 2 %s, tier 3 %s, tier 4 %s\n",
+  std::printf("full PoRep partition: tier 1 %s, tier 2 %s, tier 3 %s, tier 4 %s (a/b/c from the host %s–%s)\n",
               format_gib(plan_for_tier(s, MemoryTier::resident).device_bytes).c_str(),
-              range(MemoryTier::key_streamed).c_str(), range(MemoryTier::abc_on_host).c_str(),
-              range(MemoryTier::bounded_h).c_str());
+              range(MemoryTier::key_streamed).c_str(), range(MemoryTier::circuit_streamed).c_str(),
+              range(MemoryTier::bounded_h).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::bounded_h, std::size_t(1) << 20, true).device_bytes).c_str(),
+              format_gib(plan_for_tier(s, MemoryTier::bounded_h, std::size_t(1) << 25, true).device_bytes).c_str());
 }
 
 TEST(MemoryPlan, BudgetAndResidencyChoicesHold) {
@@ -122,27 +133,33 @@ TEST(MemoryPlan, BusTrafficFollowsTheTier) {
   const std::size_t z = (s.inputs + s.aux) * 32, abc = 3 * s.constraints * 32;
   EXPECT_EQ(plan_for_tier(s, MemoryTier::resident).bus_bytes_per_partition, z);
   EXPECT_EQ(plan_for_tier(s, MemoryTier::key_streamed).bus_bytes_per_partition, z + s.key_bytes());
-  EXPECT_EQ(plan_for_tier(s, MemoryTier::abc_on_host).bus_bytes_per_partition, z + s.key_bytes() + abc);
+  // Tier 3 streams the recorded circuit (its coded matrices) instead of a, b, c.
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::circuit_streamed).bus_bytes_per_partition, z + s.key_bytes() + s.circuit_bytes);
+  EXPECT_LT(s.circuit_bytes, abc);
   // Smaller pieces, fewer device bytes; the same traffic.
   EXPECT_LT(plan_for_tier(s, MemoryTier::key_streamed, 1 << 20).device_bytes,
             plan_for_tier(s, MemoryTier::key_streamed, 1 << 25).device_bytes);
   // Tier 4: the staged vector crosses back and forth twice more.
   const std::size_t m = s.domain() * 32;
-  EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h).bus_bytes_per_partition, z + s.key_bytes() + abc + 2 * m);
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h).bus_bytes_per_partition, z + s.key_bytes() + s.circuit_bytes + 2 * m);
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h, 0, true).bus_bytes_per_partition, z + s.key_bytes() + abc + 2 * m);
+  // With a/b/c from the host, z is not on the device during H: less memory.
+  EXPECT_LT(plan_for_tier(s, MemoryTier::bounded_h, 1 << 20, true).device_bytes,
+            plan_for_tier(s, MemoryTier::bounded_h, 1 << 20).device_bytes);
   // Its device bytes are those of its largest phase (H: one vector and the NTT's scratch), not
   // the sum of the phases, and no 2^27 vector is counted more than twice.
-  const MemoryPlan b = plan_for_tier(s, MemoryTier::bounded_h, 1 << 20);
+  const MemoryPlan b = plan_for_tier(s, MemoryTier::bounded_h, 1 << 20, true);
   EXPECT_LT(b.device_bytes, 3 * m);
   EXPECT_GT(b.device_bytes, 2 * m);
   EXPECT_NE(b.describe().find("pinned host: proving key"), std::string::npos) << b.describe();
   EXPECT_NE(b.describe().find("one vector staged for H"), std::string::npos) << b.describe();
   // The words name the tier, each place and the traffic.
-  MemoryPlan p = plan_for_tier(s, MemoryTier::abc_on_host, 1 << 22);
+  MemoryPlan p = plan_for_tier(s, MemoryTier::circuit_streamed, 1 << 22);
   p.available_bytes = 48 * GiB;
   p.device_name = "X";
   const std::string d = p.describe();
-  for (const char* w : {"tier 3 of 4 (a/b/c on host)", "of 48.0 GiB free on X", "on the GPU:", "pinned host: proving key",
-                        "host: recorded circuit", "host to GPU per partition"})
+  for (const char* w : {"tier 3 of 4 (circuit streamed)", "of 48.0 GiB free on X", "on the GPU:", "pinned host: proving key",
+                        "pinned host: proving key 44.1 GiB, recorded circuit", "host to GPU per partition"})
     EXPECT_NE(d.find(w), std::string::npos) << w << " in\n" << d;
 }
 
@@ -156,7 +173,7 @@ TEST(MemoryPlan, EvaluatedAssignmentsHaveNoCircuitTier) {
   EXPECT_EQ(plan_for_tier(s, MemoryTier::resident).bus_bytes_per_partition, (s.inputs + s.aux) * 32 + abc);
   for (std::size_t gib = 8; gib <= 160; gib += 8) {
     try {
-      EXPECT_NE(plan_device_memory(request(s, gib)).tier, MemoryTier::abc_on_host);
+      EXPECT_NE(plan_device_memory(request(s, gib)).tier, MemoryTier::circuit_streamed);
     } catch (const MemoryPlanError&) {
     }
   }
