@@ -2,10 +2,13 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/witness.hpp"
 
@@ -18,6 +21,14 @@ using nlohmann::json;
 // Bounds a single request may ask for; beyond them it is a mistake, not a workload.
 constexpr std::uint64_t MAX_PARTITIONS = 1 << 16;
 constexpr std::size_t MAX_BODY_BYTES = 1 << 20;
+// An error message quotes what the client sent, but never more than this much of it.
+constexpr std::size_t MAX_ERROR_CHARS = 300;
+// Requests are served by a pool of threads, one per connection while it is read: enough that
+// a few slow or stalled clients cannot take them all (each stalled read is dropped after
+// READ_TIMEOUT_S). A daemon open to strangers belongs behind a reverse proxy with header
+// deadlines of its own.
+constexpr unsigned MIN_HTTP_THREADS = 64;
+constexpr time_t READ_TIMEOUT_S = 2;
 
 json parse_object(const std::string& body) {
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -56,20 +67,69 @@ void reply(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump() + "\n", "application/json");
 }
 
+void reply_error(httplib::Response& res, int status, std::string message) {
+  if (message.size() > MAX_ERROR_CHARS) {
+    const std::size_t dropped = message.size() - MAX_ERROR_CHARS;
+    message.resize(MAX_ERROR_CHARS);
+    while (!message.empty() && (static_cast<unsigned char>(message.back()) & 0xC0) == 0x80) message.pop_back();
+    message += "... (" + std::to_string(dropped) + " more bytes)";
+  }
+  reply(res, status, {{"error", message}});
+}
+
+// The body through httplib's content reader, whatever its framing (Content-Length or chunked),
+// kept up to MAX_BODY_BYTES: a larger one is read on and dropped up to DRAIN_BYTES, so that
+// the client hears the 413, and past that the connection is dropped. Never held whole.
+constexpr std::size_t DRAIN_BYTES = std::size_t(16) << 20;
+std::optional<std::string> read_body(const httplib::Request& req, const httplib::ContentReader& reader) {
+  if (req.has_header("Content-Length")) {
+    const std::string declared = req.get_header_value("Content-Length");
+    std::uint64_t length = 0;
+    const auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), length);
+    if (ec != std::errc() || length > DRAIN_BYTES) return std::nullopt;
+  }
+  std::string body;
+  std::size_t total = 0;
+  const bool read = reader([&](const char* data, std::size_t length) {
+    total += length;
+    if (total > DRAIN_BYTES) return false;
+    if (total <= MAX_BODY_BYTES) body.append(data, length);
+    return true;
+  });
+  if (total > MAX_BODY_BYTES) return std::nullopt;
+  if (!read) throw BadRequest("the request body could not be read (the connection broke off?)");
+  return body;
+}
+
 // Runs a route and maps its exceptions to the API's error statuses, so no request can take
 // the daemon down.
 void answer(httplib::Response& res, const std::function<json()>& route) {
   try {
     reply(res, 200, route());
   } catch (const BadRequest& e) {
-    reply(res, 400, {{"error", e.what()}});
+    reply_error(res, 400, e.what());
   } catch (const NotFound& e) {
-    reply(res, 404, {{"error", e.what()}});
+    reply_error(res, 404, e.what());
   } catch (const engine::EngineError& e) {
-    reply(res, 400, {{"error", e.what()}});  // a request the engine refuses (see job.hpp)
+    reply_error(res, 400, e.what());  // a request the engine refuses (see job.hpp)
   } catch (const std::exception& e) {
-    reply(res, 500, {{"error", e.what()}});
+    reply_error(res, 500, e.what());
   }
+}
+
+// A POST route whose body is read by read_body (413 past the limit).
+template <class Route>
+httplib::Server::HandlerWithContentReader with_body(Route route) {
+  return [route](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    std::optional<std::string> body;
+    try {
+      body = read_body(req, reader);
+    } catch (const BadRequest& e) {
+      return reply_error(res, 400, e.what());
+    }
+    if (!body) return reply_error(res, 413, "the body is over the " + std::to_string(MAX_BODY_BYTES >> 20) + " MiB limit");
+    answer(res, [&] { return route(*body); });
+  };
 }
 
 }  // namespace
@@ -242,7 +302,11 @@ json Service::status() const {
 int Service::start(const std::string& host, int port) {
   if (http_) throw std::logic_error("the service is already started");
   auto http = std::make_unique<httplib::Server>();
-  http->set_payload_max_length(MAX_BODY_BYTES);
+  http->set_payload_max_length(DRAIN_BYTES);  // read_body keeps at most MAX_BODY_BYTES
+  http->set_read_timeout(READ_TIMEOUT_S, 0);
+  http->new_task_queue = [] {
+    return new httplib::ThreadPool(std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency())));
+  };
   // httplib's default sets SO_REUSEPORT, which lets a second daemon bind the same port and
   // silently take half the requests (and answer 404 for the other's jobs). SO_REUSEADDR
   // alone still allows a restart while old connections linger in TIME_WAIT.
@@ -250,15 +314,11 @@ int Service::start(const std::string& host, int port) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  http->Post("/v1/circuits", [this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return register_circuit(req.body); });
-  });
+  http->Post("/v1/circuits", with_body([this](const std::string& body) { return register_circuit(body); }));
   http->Get("/v1/circuits", [this](const httplib::Request&, httplib::Response& res) {
     answer(res, [&] { return json{{"circuits", status()["circuits"]}}; });
   });
-  http->Post("/v1/jobs", [this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return submit(req.body); });
-  });
+  http->Post("/v1/jobs", with_body([this](const std::string& body) { return submit(body); }));
   http->Get(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return job(req.matches[1]); });
   });
@@ -272,14 +332,16 @@ int Service::start(const std::string& host, int port) {
     try {
       res.set_content(metrics_text(), "text/plain; version=0.0.4");
     } catch (const std::exception& e) {
-      reply(res, 500, {{"error", e.what()}});
+      reply_error(res, 500, e.what());
     }
   });
   // Paths no route takes, and bodies over the limit, get the API's error shape too.
   http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.body.empty())
-      reply(res, res.status, {{"error", res.status == 404 ? "no route " + req.method + " " + req.path
-                                                          : "HTTP " + std::to_string(res.status)}});
+      reply_error(res, res.status,
+                  res.status == 404 ? "no route " + req.method + " " + req.path
+                  : res.status == 413 ? "the body is over the " + std::to_string(MAX_BODY_BYTES >> 20) + " MiB limit"
+                                      : "HTTP " + std::to_string(res.status));
   });
   const int bound = port == 0 ? http->bind_to_any_port(host) : (http->bind_to_port(host, port) ? port : -1);
   if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));

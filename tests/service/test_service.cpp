@@ -3,7 +3,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "engine/circuit_store.hpp"
@@ -177,6 +184,77 @@ TEST_F(Daemon, BadRequestsAreAnswered400AndUnknownJobs404) {
   expect(404, "GET", "/v2/nothing", "");
   // Still serving after all that.
   EXPECT_EQ(call("GET", "/v1/status").first, 200);
+}
+
+std::size_t status_kib(const char* field) {  // VmRSS / VmHWM of this process
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind(field, 0) == 0) return std::stoul(line.substr(std::strlen(field)));
+  return 0;
+}
+
+// A body over the limit is refused whatever its framing. A chunked one (no Content-Length)
+// is not read whole: 256 MiB sent, the daemon's memory does not follow.
+TEST_F(Daemon, OversizedBodiesAreRefusedWithoutBeingReadWhole) {
+  const std::string big(2 * MiB, ' ');
+  const auto [status, reply] = call("POST", "/v1/jobs", "{\"circuit\": \"x\"}" + big);
+  EXPECT_EQ(status, 413) << reply.dump();
+  EXPECT_NE(reply.value("error", "").find("limit"), std::string::npos) << reply.dump();
+
+  const std::size_t peak_before = status_kib("VmHWM:");
+  const std::string chunk(64 * 1024, ' ');
+  std::size_t sent = 0;
+  httplib::Client chunked("127.0.0.1", port_);
+  const httplib::Result r = chunked.Post(
+      "/v1/jobs",
+      [&](std::size_t, httplib::DataSink& sink) {
+        if (sent >= 256 * MiB) {
+          sink.done();
+          return true;
+        }
+        sent += chunk.size();
+        return sink.write(chunk.data(), chunk.size());
+      },
+      "application/json");
+  // The daemon stops reading at the limit: it answers 413, or the client finds the
+  // connection closed while it still writes.
+  if (r) {
+    EXPECT_EQ(r->status, 413) << r->body;
+  }
+  EXPECT_LT(status_kib("VmHWM:"), peak_before + 64 * 1024) << "the daemon read the chunked body whole";
+  EXPECT_EQ(call("GET", "/v1/status").first, 200);
+}
+
+// Errors quote what the client sent, but not all of it.
+TEST_F(Daemon, ErrorsDoNotEchoWholeBodies) {
+  const std::string name(100'000, 'n');
+  const auto [status, reply] = call("POST", "/v1/jobs", json{{"circuit", name}}.dump());
+  EXPECT_EQ(status, 400);
+  const std::string error = reply.value("error", "");
+  EXPECT_NE(error.find("unknown circuit"), std::string::npos) << error.substr(0, 200);
+  EXPECT_LT(error.size(), 400u);
+  EXPECT_NE(error.find("more bytes"), std::string::npos) << error.substr(0, 400);
+}
+
+// Clients that open connections and trickle (or stall) their headers do not starve the
+// daemon: /v1/status still answers at once.
+TEST_F(Daemon, StalledClientsDoNotStarveTheOthers) {
+  std::vector<int> stalled;
+  for (int i = 0; i < 24; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(std::uint16_t(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(::send(fd, "G", 1, 0), 1);  // one byte of a request line, then nothing
+    stalled.push_back(fd);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(call("GET", "/v1/status").first, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  for (int fd : stalled) ::close(fd);
 }
 
 TEST_F(Daemon, CancelsAQueuedJob) {
