@@ -1,0 +1,16 @@
+// bellperson .vk files: groth16::read_vk (with and without the subgroup check) and
+// summarize_params_file, from the input as a file. Rejections: ParamsFileError.
+#include "fuzz_common.hpp"
+#include "groth16/params_file.hpp"
+
+using namespace snarkpipe;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fuzz::InputFile file(data, size);
+  fuzz::expect_rejection_or_success([&] { (void)groth16::summarize_params_file(file.path()); });
+  fuzz::expect_rejection_or_success([&] { (void)groth16::read_vk(file.path()); });
+  groth16::ParamsReadOptions o;
+  o.check_subgroup = true;
+  fuzz::expect_rejection_or_success([&] { (void)groth16::read_vk(file.path(), o); });
+  return 0;
+}
