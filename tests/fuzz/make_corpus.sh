@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpus (tests/fuzz/corpus/<target>/) from files the project writes:
+# snarkpipe's own setup / prove / export-circuit / export-vk on a tiny synthetic circuit, and
+# circom2 + snarkjs (tests/interop/node_modules, `npm ci` there) on a 3-step MulChain for the
+# circom .r1cs, .wtns and .zkey seeds, proved and exported again by snarkpipe. The keys come
+# from fresh randomness, so the bytes differ from run to run; the shapes do not.
+#
+#   tests/fuzz/make_corpus.sh [SNARKPIPE]     (default: build/snarkpipe, the release build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SP=$(realpath "${1:-build/snarkpipe}")
+BIN=$ROOT/tests/interop/node_modules/.bin
+OUT=$ROOT/tests/fuzz/corpus
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+run() { "$@" > "$WORK/log" 2>&1 || { cat "$WORK/log"; echo "make_corpus: failed: $*"; exit 1; }; }
+rm -rf "$OUT"
+for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service; do
+  mkdir -p "$OUT/fuzz_$t"
+done
+
+# snarkpipe's own formats, from a synthetic circuit of 8 constraints and 2 public inputs.
+C=(--circuit synthetic --constraints 8 --inputs 2 --no-cache)
+run "$SP" setup "${C[@]}" --params s.params --vk s.vk
+run "$SP" prove "${C[@]}" --backend cpu --params s.params --proof s.proof --public s.json
+run "$SP" export-circuit "${C[@]}" --r1cs s.snkr1cs --wtns s.wtns --public s_public.json
+run "$SP" export-vk --vk s.vk --out s_vk.json
+cp s.params "$OUT/fuzz_params/synthetic8.params"
+cp s.vk "$OUT/fuzz_params/synthetic8.vk"         # a .vk is a .params cut short
+cp s.vk "$OUT/fuzz_vk/synthetic8.vk"
+cp s.proof "$OUT/fuzz_proof/synthetic8.proof"
+cat s.proof s.proof > "$OUT/fuzz_proof/two_partitions.proof"
+cp s.snkr1cs "$OUT/fuzz_snkr1cs/synthetic8.snkr1cs"
+cp s.wtns "$OUT/fuzz_wtns/synthetic8.wtns"
+
+# Points cut out of those files: G1 compressed (proof A) and uncompressed (vk alpha_g1), G2
+# compressed (proof B) and uncompressed (vk beta_g2), and the point at infinity each way.
+cut() { dd if="$1" of="$2" bs=1 skip="$3" count="$4" status=none; }
+cut s.proof "$OUT/fuzz_g1/proof_a.compressed" 0 48
+cut s.proof "$OUT/fuzz_g1/proof_c.compressed" 144 48
+cut s.vk "$OUT/fuzz_g1/vk_alpha.uncompressed" 0 96
+cut s.proof "$OUT/fuzz_g2/proof_b.compressed" 48 96
+cut s.vk "$OUT/fuzz_g2/vk_beta.uncompressed" 192 192
+inf() { { printf "\\x$2"; head -c $(( $3 - 1 )) /dev/zero; } > "$1"; }
+inf "$OUT/fuzz_g1/infinity.compressed" c0 48
+inf "$OUT/fuzz_g1/infinity.uncompressed" 40 96
+inf "$OUT/fuzz_g2/infinity.compressed" c0 96
+inf "$OUT/fuzz_g2/infinity.uncompressed" 40 192
+
+# circom / snarkjs: MulChain(3) for BLS12-381, keys from snarkpipe's test powers of tau.
+if [ -x "$BIN/circom2" ] && [ -x "$BIN/snarkjs" ]; then
+  cp "$ROOT/tests/interop/circom/mulchain.circom" .
+  printf 'pragma circom 2.0.0;\ninclude "mulchain.circom";\ncomponent main {public [x]} = MulChain(3);\n' > main.circom
+  echo '{"x": "3", "y": "11"}' > input.json
+  run "$BIN/circom2" main.circom --r1cs --wasm --prime bls12381 -o .
+  run "$BIN/snarkjs" wtns calculate main_js/main.wasm input.json w.wtns
+  run "$SP" test-ptau --power 3 --seed 7 --out pot3.ptau
+  run "$BIN/snarkjs" groth16 setup main.r1cs pot3.ptau k.zkey
+  run "$SP" prove --zkey k.zkey --wtns w.wtns --proof proof.json --public public.json
+  run "$SP" export-vk --zkey k.zkey --out vk.json
+  cp main.r1cs "$OUT/fuzz_circom_r1cs/mulchain3.r1cs"
+  cp w.wtns "$OUT/fuzz_wtns/mulchain3.wtns"
+  cp k.zkey "$OUT/fuzz_zkey/mulchain3.zkey"
+  cp vk.json "$OUT/fuzz_snarkjs_vk/mulchain3_vk.json"
+  cp proof.json "$OUT/fuzz_snarkjs_proof/mulchain3_proof.json"
+  cp public.json "$OUT/fuzz_snarkjs_public/mulchain3_public.json"
+else
+  echo "make_corpus: circom2/snarkjs missing (npm ci in tests/interop): no circom .r1cs or .zkey seeds" >&2
+fi
+cp s_vk.json "$OUT/fuzz_snarkjs_vk/synthetic8_vk.json"
+cp s_public.json "$OUT/fuzz_snarkjs_public/synthetic8_public.json"
+echo '[]' > "$OUT/fuzz_snarkjs_public/empty.json"
+
+# The configuration: the documented file, and small ones.
+cp "$ROOT/config/snarkpipe.toml" "$OUT/fuzz_config/snarkpipe.toml"
+printf '[engine]\nbackend = "cpu"\n[synthesis]\nworkers = "auto"\nlookahead = 4\n[memory]\nbudget = "1.5GiB"\nmargin = "auto"\n' > "$OUT/fuzz_config/small.toml"
+printf 'memory.device_budget=512 MiB' > "$OUT/fuzz_config/override.txt"
+
+# The daemon's requests: the first byte picks the route (0 register, 1 submit, 2 job, 3 cancel).
+printf '\x00{"type": "c"}' > "$OUT/fuzz_service/register.bin"
+printf '\x00{"type": "synthetic", "constraints": "2^10", "inputs": 2, "seed": 7}' > "$OUT/fuzz_service/register_other.bin"
+printf '\x01{"circuit": "c", "partitions": 3, "priority": "HIGH", "idempotency_key": "k1", "seed": 5}' > "$OUT/fuzz_service/submit.bin"
+printf '\x01{"circuit": "c"}' > "$OUT/fuzz_service/submit_min.bin"
+printf '\x021' > "$OUT/fuzz_service/job.bin"
+printf '\x0318446744073709551615' > "$OUT/fuzz_service/cancel.bin"
+
+du -sh "$OUT"/* | sed "s|$OUT/||"
