@@ -55,5 +55,12 @@ install: build
 bench: build
 	@$(BUILD_DIR)/snarkpipe bench cpu --json
 
+# libFuzzer targets for the decoders (tests/fuzz, clang + ASan/UBSan, in build-fuzz): each
+# runs FUZZ_SECONDS on a copy of its seed corpus; fails when any finds a crash.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=2 tests/fuzz/run_all.sh
+
 clean:
 	rm -rf $(BUILD_DIR)
