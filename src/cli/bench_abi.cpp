@@ -17,6 +17,7 @@
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
 #include "ff/random.hpp"
+#include "ffi/blst_layout.hpp"
 #include "ffi/supraseal_c2.h"
 #include "groth16/params_file.hpp"
 #include "groth16/setup.hpp"
@@ -110,25 +111,11 @@ Assignment assignment(const Buffers& buf, const Densities& d) {
   return as;
 }
 
-fr_t random_fr() {
-  const Fr x = groth16::ProverRandomness::random().r;
-  fr_t f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
+fr_t random_fr() { return ffi::fr_to_blst(groth16::ProverRandomness::random().r); }
 
 // The proof from blst's layout, verified here too (the library verified it before returning).
 bool verifies(const groth16_proof& p, const groth16::PreparedVerifyingKey& pvk, std::span<const Fr> inputs) {
-  auto fp = [](const fp_t& x) {
-    ff::Fp::Repr r;
-    std::memcpy(&r, &x, sizeof r);
-    return ff::Fp::from_montgomery(r);
-  };
-  groth16::Proof proof;
-  proof.a = ec::G1Affine(fp(p.a.x), fp(p.a.y));
-  proof.b = ec::G2Affine(ff::Fp2{fp(p.b.x_c0), fp(p.b.x_c1)}, ff::Fp2{fp(p.b.y_c0), fp(p.b.y_c1)});
-  proof.c = ec::G1Affine(fp(p.c.x), fp(p.c.y));
-  return groth16::verify(pvk, proof, inputs.subspan(1));
+  return groth16::verify(pvk, ffi::proof_from_blst(p), inputs.subspan(1));
 }
 
 }  // namespace

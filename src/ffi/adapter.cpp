@@ -1,5 +1,7 @@
 #include "ffi/adapter.hpp"
 
+#include "ffi/blst_layout.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -24,8 +26,6 @@ namespace snarkpipe::ffi {
 using groth16::ProverError;
 using ff::Fr;
 
-static_assert(sizeof(fr_t) == sizeof(Fr), "fr_t and Fr are both four Montgomery limbs");
-static_assert(sizeof(groth16_proof) == 384, "bellperson's Proof<Bls12> is 384 bytes");
 
 namespace {
 
@@ -282,18 +282,6 @@ groth16::Proof prove_one(const LoadedSrs& srs, const CheckedAssignment& ca, cons
                      "values do not match the a, b, c evaluations, or the key is not this circuit's");
 }
 
-Fr scalar(const fr_t& x) {
-  Fr f;
-  std::memcpy(static_cast<void*>(&f), &x, sizeof f);
-  return f;
-}
-
-void put(fp_t& out, const ff::Fp& x) {
-  const auto limbs = x.montgomery();  // reduced, as blst keeps them
-  static_assert(sizeof(limbs) == sizeof(out));
-  std::memcpy(&out, &limbs, sizeof out);
-}
-
 }  // namespace
 
 // ---- keys -----------------------------------------------------------------------------------
@@ -377,7 +365,7 @@ std::unique_ptr<PendingProofs> prove_batch(const Assignment* provers, std::size_
   auto pending = std::make_unique<PendingProofs>();
   pending->proofs.reserve(num_circuits);
   for (std::size_t i = 0; i < num_circuits; ++i) {
-    const groth16::ProverRandomness rs{scalar(r_s[i]), scalar(s_s[i])};
+    const groth16::ProverRandomness rs{fr_from_blst(r_s[i]), fr_from_blst(s_s[i])};
     pending->proofs.push_back(prove_one(key, checked[i], rs, i, device));
   }
   return pending;
@@ -385,17 +373,7 @@ std::unique_ptr<PendingProofs> prove_batch(const Assignment* provers, std::size_
 
 void write_proofs(const PendingProofs& pending, groth16_proof* out) {
   if (!out) throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "proofs is null");
-  for (std::size_t i = 0; i < pending.proofs.size(); ++i) {
-    const groth16::Proof& p = pending.proofs[i];
-    put(out[i].a.x, p.a.x);
-    put(out[i].a.y, p.a.y);
-    put(out[i].b.x_c0, p.b.x.c0);
-    put(out[i].b.x_c1, p.b.x.c1);
-    put(out[i].b.y_c0, p.b.y.c0);
-    put(out[i].b.y_c1, p.b.y.c1);
-    put(out[i].c.x, p.c.x);
-    put(out[i].c.y, p.c.y);
-  }
+  for (std::size_t i = 0; i < pending.proofs.size(); ++i) out[i] = proof_to_blst(pending.proofs[i]);
 }
 
 // ---- errors ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "circuit/spmv.hpp"
+#include "ffi/blst_layout.hpp"
 #include "ffi/supraseal_c2.h"
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
@@ -145,26 +146,6 @@ struct Fixture {
   groth16::Proof expected(const groth16::ProverRandomness& rs) const { return groth16::prove(pk, r1cs, w, rs); }
 };
 
-fr_t to_fr_t(const Fr& x) {
-  fr_t f;
-  std::memcpy(&f, &x, sizeof f);
-  return f;
-}
-
-// A proof from blst's layout, through the same point constructors the decoder uses.
-groth16::Proof from_abi(const groth16_proof& p) {
-  auto fp = [](const fp_t& x) {
-    ff::Fp::Repr r;
-    std::memcpy(&r, &x, sizeof r);
-    return ff::Fp::from_montgomery(r);
-  };
-  groth16::Proof out;
-  out.a = ec::G1Affine(fp(p.a.x), fp(p.a.y));
-  out.b = ec::G2Affine(ff::Fp2{fp(p.b.x_c0), fp(p.b.x_c1)}, ff::Fp2{fp(p.b.y_c0), fp(p.b.y_c1)});
-  out.c = ec::G1Affine(fp(p.c.x), fp(p.c.y));
-  return out;
-}
-
 std::vector<groth16::ProverRandomness> randomness(std::size_t n) {
   std::vector<groth16::ProverRandomness> rs;
   for (std::size_t i = 0; i < n; ++i) rs.push_back(groth16::ProverRandomness::random());
@@ -192,12 +173,12 @@ void expect_equal_to_cpu(const Library& lib, Fixture& f, SRS& srs, std::size_t n
   const auto rs = randomness(n);
   std::vector<Assignment> batch(n, f.assignment());
   std::vector<fr_t> r, s;
-  for (const auto& x : rs) r.push_back(to_fr_t(x.r)), s.push_back(to_fr_t(x.s));
+  for (const auto& x : rs) r.push_back(ffi::fr_to_blst(x.r)), s.push_back(ffi::fr_to_blst(x.s));
   std::vector<groth16_proof> out(n);
   const Outcome o = take(lib.generate(batch.data(), n, r.data(), s.data(), out.data(), srs));
   ASSERT_EQ(o.code, 0) << o.message;
   for (std::size_t i = 0; i < n; ++i)
-    EXPECT_EQ(from_abi(out[i]).to_bytes(), f.expected(rs[i]).to_bytes()) << "circuit " << i << " of " << n;
+    EXPECT_EQ(ffi::proof_from_blst(out[i]).to_bytes(), f.expected(rs[i]).to_bytes()) << "circuit " << i << " of " << n;
 }
 
 TEST(SuprasealAbi, ProofsEqualTheCpuBackendsForFixedRandomizers) {
@@ -214,7 +195,7 @@ TEST(SuprasealAbi, ProofsAreWrittenInBlstsReducedMontgomeryLayout) {
   SrsHandle srs(upstream(), f.params);
   const auto rs = randomness(1);
   const Assignment a = f.assignment();
-  const fr_t r = to_fr_t(rs[0].r), s = to_fr_t(rs[0].s);
+  const fr_t r = ffi::fr_to_blst(rs[0].r), s = ffi::fr_to_blst(rs[0].s);
   groth16_proof out;
   std::memset(&out, 0xa5, sizeof out);  // bellperson passes uninitialised memory
   ASSERT_EQ(take(upstream().prove(&a, 1, &r, &s, &out, srs.get())).code, 0);
@@ -285,7 +266,7 @@ TEST(SuprasealAbi, BadAssignmentsGetTheirCodeAndANamingMessage) {
   for (Library* lib : {&upstream(), &cuzk()}) {
     SrsHandle srs(*lib, f.params);
     const auto rs = randomness(1);
-    const fr_t r = to_fr_t(rs[0].r), s = to_fr_t(rs[0].s);
+    const fr_t r = ffi::fr_to_blst(rs[0].r), s = ffi::fr_to_blst(rs[0].s);
     groth16_proof out;
     auto run = [&](const Assignment& a) { return take(lib->generate(&a, 1, &r, &s, &out, srs.get())); };
 
@@ -346,7 +327,7 @@ TEST(SuprasealAbi, BadAssignmentsGetTheirCodeAndANamingMessage) {
   // The fork's gpu_index must name a device (or be -1).
   SrsHandle srs(cuzk(), f.params);
   const Assignment a = f.assignment();
-  const fr_t r = to_fr_t(Fr::one()), s = r;
+  const fr_t r = ffi::fr_to_blst(Fr::one()), s = r;
   groth16_proof out;
   expect_error(take(cuzk().prove_cuzk(&a, 1, &r, &s, &out, srs.get(), nullptr, 4096)), SNARKPIPE_ABI_INVALID_ARGUMENT,
                "gpu_index 4096");
@@ -363,13 +344,13 @@ TEST(SuprasealAbi, SplitStartAndFinalizeFromTwoThreadsSharingOneGpuMutex) {
   groth16::Proof got[2];
   Outcome outcome[2];
   auto worker = [&](int t) {
-    const fr_t r = to_fr_t(rs[t].r), s = to_fr_t(rs[t].s);
+    const fr_t r = ffi::fr_to_blst(rs[t].r), s = ffi::fr_to_blst(rs[t].s);
     void* pending = nullptr;
     outcome[t] = take(lib.start(&a, 1, &r, &s, srs.get(), mutex, -1, &pending));
     if (outcome[t].code != 0) return;
     groth16_proof out;
     outcome[t] = take(lib.finalize(pending, &out));
-    got[t] = from_abi(out);
+    got[t] = ffi::proof_from_blst(out);
   };
   std::thread t0(worker, 0), t1(worker, 1);
   t0.join();
@@ -379,7 +360,7 @@ TEST(SuprasealAbi, SplitStartAndFinalizeFromTwoThreadsSharingOneGpuMutex) {
     EXPECT_EQ(got[t].to_bytes(), f.expected(rs[t]).to_bytes()) << "thread " << t;
   }
   // Abandoning a started proof frees it; a failed start leaves no handle.
-  const fr_t r = to_fr_t(rs[0].r), s = to_fr_t(rs[0].s);
+  const fr_t r = ffi::fr_to_blst(rs[0].r), s = ffi::fr_to_blst(rs[0].s);
   void* pending = nullptr;
   ASSERT_EQ(take(lib.start(&a, 1, &r, &s, srs.get(), mutex, -1, &pending)).code, 0);
   ASSERT_NE(pending, nullptr);
