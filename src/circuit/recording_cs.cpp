@@ -37,6 +37,9 @@ void RecordingConstraintSystem::check_terms(std::string_view name, const LinearC
 
 void RecordingConstraintSystem::enforce(std::string_view name, const LinearCombination& a, const LinearCombination& b,
                                         const LinearCombination& c) {
+  if (num_constraints_ >= max_constraints_)
+    throw std::length_error("the circuit has more than " + std::to_string(max_constraints_) +
+                            " constraints (the limit set for recording it)");
   // Check all three first so a failed enforce records nothing.
   check_terms(name, a);
   check_terms(name, b);

@@ -56,6 +56,9 @@ class ChunkedArray {
 class RecordingConstraintSystem final : public ConstraintSystem {
  public:
   RecordingConstraintSystem() = default;
+  // Refuses (std::length_error, nothing recorded for it) the constraint past max_constraints:
+  // a circuit too large for its purpose stops early instead of filling memory.
+  explicit RecordingConstraintSystem(std::uint64_t max_constraints) : max_constraints_(max_constraints) {}
 
   Variable alloc(std::string_view name, const ValueFn& value) override;
   Variable alloc_input(std::string_view name, const ValueFn& value) override;
@@ -97,6 +100,7 @@ class RecordingConstraintSystem final : public ConstraintSystem {
   std::uint64_t num_inputs_ = 1;
   std::uint64_t num_aux_ = 0;
   std::uint64_t num_constraints_ = 0;
+  std::uint64_t max_constraints_ = ~std::uint64_t(0);
   Matrix a_, b_, c_;
   std::vector<std::uint64_t> a_aux_words_, b_input_words_, b_aux_words_;
   std::vector<Entry> scratch_;

@@ -101,8 +101,8 @@ CircuitInstance make_circuit(const CircuitSpec& spec) {
   return c;
 }
 
-circuit::R1cs record(const circuit::Circuit& c) {
-  circuit::RecordingConstraintSystem cs;
+circuit::R1cs record(const circuit::Circuit& c, std::uint64_t max_constraints) {
+  circuit::RecordingConstraintSystem cs(max_constraints);
   c.synthesize(cs);
   return cs.finish();
 }

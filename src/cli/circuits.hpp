@@ -47,7 +47,8 @@ struct CircuitInstance {
 };
 CircuitInstance make_circuit(const CircuitSpec& spec);
 
-circuit::R1cs record(const circuit::Circuit& c);
+// The circuit's R1cs; std::length_error past max_constraints (nothing kept).
+circuit::R1cs record(const circuit::Circuit& c, std::uint64_t max_constraints = ~std::uint64_t(0));
 groth16::Witness synthesize_witness(const circuit::Circuit& c);
 
 // Where commands that record a built-in circuit keep it between runs (circuit::R1csCache).

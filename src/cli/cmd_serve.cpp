@@ -31,6 +31,7 @@ struct ServeOptions {
   std::vector<std::string> settings;  // --set section.key=value
   std::string backend;                // empty: from the configuration
   CircuitSpec circuit;
+  std::string max_constraints = "2^27";  // POST /v1/circuits: the largest circuit it records
 };
 
 #ifdef SNARKPIPE_HAVE_SERVICE
@@ -62,13 +63,36 @@ CircuitSpec spec_from_json(const nlohmann::json& body) {
   return spec;
 }
 
+// A registration's size, checked before anything is built: synthetic's constraints against
+// the limit, porep-like's challenge data (its witness is drawn before it is recorded) against
+// a bound of 8 full PoRep partitions' worth. The recording itself stops at the limit too.
+void check_registration(const CircuitSpec& spec, std::uint64_t max_constraints) {
+  if (spec.name == "synthetic" && parse_size(spec.constraints) > max_constraints)
+    throw std::invalid_argument("'constraints' " + spec.constraints + " is over this daemon's limit of " +
+                                std::to_string(max_constraints) + " (serve --max-constraints)");
+  if (spec.name == "porep-like") {
+    const gadgets::PorepLikeParams p = porep_like_params(spec), full = gadgets::PorepLikeParams::preset("full");
+    const double work = double(p.challenges) * double(p.layers) * double(p.parents);
+    if (work > 8.0 * double(full.challenges * full.layers * full.parents))
+      throw std::invalid_argument("porep-like with " + std::to_string(p.challenges) + " challenges, " +
+                                  std::to_string(p.layers) + " layers and " + std::to_string(p.parents) +
+                                  " parents is over 8 full partitions' worth: this daemon does not register it");
+  }
+}
+
 // Records the spec's circuit and sets up fresh keys (as bench pipeline does). Partition k of
 // a job seeded S proves the witness drawn from a seed mixed from S and k, so partitions and
 // jobs differ; synthetic's seed also draws its shape, so its witness is the registered one.
-service::CircuitType make_type(const CircuitSpec& spec) {
+service::CircuitType make_type(const CircuitSpec& spec, std::uint64_t max_constraints = ~std::uint64_t(0)) {
+  check_registration(spec, max_constraints);
   CircuitInstance ci = make_circuit(spec);
   std::fprintf(stderr, "  %s: recording and setting up keys...\n", spec.describe().c_str());
-  circuit::R1cs r1cs = record(*ci.shape);
+  circuit::R1cs r1cs;
+  try {
+    r1cs = record(*ci.shape, max_constraints);
+  } catch (const std::length_error& e) {
+    throw std::invalid_argument(std::string(e.what()) + " (serve --max-constraints)");
+  }
   groth16::ProvingKey pk = groth16::setup(r1cs);
   service::CircuitType t;
   t.name = circuit_type(spec);
@@ -112,8 +136,9 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   engine::Engine eng(config, std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend)));
+  const std::uint64_t max_constraints = parse_size(o.max_constraints);
   service::Service svc(eng, {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },
-                             [](const nlohmann::json& b) { return make_type(spec_from_json(b)); }});
+                             [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); }});
   if (register_at_start) svc.add_circuit(make_type(o.circuit));
   const int bound = svc.start(host, port);
   std::fprintf(stderr, "snarkpipe daemon on http://%s:%d (backend %s); Ctrl-C stops it. Engine configuration:\n",
@@ -146,6 +171,9 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
   c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
   c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, or cuda");
+  c->add_option("--max-constraints", o->max_constraints,
+                "The largest circuit POST /v1/circuits may register (N or 2^k); larger ones get 400 before any work")
+      ->capture_default_str();
   add_circuit_options(c, o->circuit);
 #ifdef SNARKPIPE_HAVE_SERVICE
   return {make_command(c, o, [](ServeOptions& o, const CLI::App& self) {
