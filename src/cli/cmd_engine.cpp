@@ -254,6 +254,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
       o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
   for (const auto& s : o.settings) engine::apply_override(base, s, machine);
   if (!o.backend.empty()) base.backend = o.backend;
+  base.backend = engine::resolve_backend(base.backend);
   if (o.gpu_workers) base.workers_per_device = o.gpu_workers;
   // One --synthesis-workers value is the configuration's (so the dump below says what runs);
   // several are a sweep, each run setting its own.

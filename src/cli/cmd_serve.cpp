@@ -125,6 +125,7 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
       o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
   for (const auto& s : o.settings) engine::apply_override(config, s, machine);
   if (!o.backend.empty()) config.backend = o.backend;
+  config.backend = engine::resolve_backend(config.backend);  // auto: the GPU when there is one, as prove does
   config.validate();
 
   // Block the stop signals before any thread starts (threads inherit the mask), so that only
@@ -170,7 +171,7 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   c->add_option("--listen", o->listen, "HOST:PORT to serve on (PORT 0: any free port)")->capture_default_str();
   c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
   c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
-  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, or cuda");
+  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, cuda, or auto (the default: the GPU when one is usable)");
   c->add_option("--max-constraints", o->max_constraints,
                 "The largest circuit POST /v1/circuits may register (N or 2^k); larger ones get 400 before any work")
       ->capture_default_str();

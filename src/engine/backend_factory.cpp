@@ -101,12 +101,18 @@ std::vector<std::string> backend_kinds() {
   return {"cpu"};
 }
 
-std::unique_ptr<BackendProvider> make_backend_provider(std::string_view kind) {
+std::string resolve_backend(std::string_view kind) {
+  if (kind != "auto") return std::string(kind);
+  return cuda::compiled_with_cuda() && cuda::usable_device_count() > 0 ? "cuda" : "cpu";
+}
+
+std::unique_ptr<BackendProvider> make_backend_provider(std::string_view requested) {
+  const std::string kind = resolve_backend(requested);
   if (kind == "cpu") return std::make_unique<CpuBackendProvider>();
   if (kind == "cuda" && cuda::compiled_with_cuda()) return std::make_unique<CudaBackendProvider>();
   std::string known;
   for (const auto& k : backend_kinds()) known += (known.empty() ? "" : ", ") + k;
-  throw EngineError("unknown backend '" + std::string(kind) + "' (this build has: " + known + ")");
+  throw EngineError("unknown backend '" + kind + "' (this build has: " + known + ", or auto)");
 }
 
 }  // namespace snarkpipe::engine

@@ -85,6 +85,10 @@ class CudaBackendProvider final : public BackendProvider {
 // The backend kinds this build can make ("cpu", and "cuda" when CUDA is compiled in).
 std::vector<std::string> backend_kinds();
 // Throws EngineError for an unknown kind, naming the known ones.
+// "auto" as the kind it stands for here: "cuda" when this build has CUDA and a GPU is usable,
+// else "cpu"; any other kind unchanged.
+std::string resolve_backend(std::string_view kind);
+// kind: "cpu", "cuda" or "auto" (resolve_backend); EngineError for another.
 std::unique_ptr<BackendProvider> make_backend_provider(std::string_view kind);
 
 }  // namespace snarkpipe::engine

@@ -23,7 +23,7 @@ std::uint64_t auto_host_margin(std::uint64_t ram);
 std::uint64_t auto_device_margin(std::uint64_t device_memory);
 
 struct EngineConfig {
-  std::string backend = "cpu";           // engine.backend
+  std::string backend = "auto";          // engine.backend: cpu, cuda, or auto (the GPU when one is usable)
   bool timeline = true;                  // engine.timeline
   std::size_t synthesis_workers = 1;     // synthesis.workers ("auto": half the cores)
   bool check_witness = true;             // synthesis.check_witness: a·b = c before proving

@@ -123,6 +123,6 @@ TEST(EngineConfig, Sizes) {
 TEST(EngineConfig, TheExampleFileParses) {
   const EngineConfig c = load_config(SNARKPIPE_CONFIG_DIR "/snarkpipe.toml", machine);
   EXPECT_NO_THROW(c.validate());
-  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.backend, "auto");
   EXPECT_THROW(load_config("/nonexistent/snarkpipe.toml", machine), ConfigError);
 }
