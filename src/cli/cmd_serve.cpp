@@ -164,8 +164,10 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   auto* c = app.add_subcommand("serve", "Run the proving daemon: an HTTP JSON API, status and Prometheus metrics");
   c->footer(
       "Endpoints: POST /v1/circuits (register a built-in circuit type: {\"type\": \"synthetic\", \"constraints\": \"2^10\"}),\n"
-      "GET /v1/circuits, POST /v1/jobs ({\"circuit\": NAME, \"partitions\": N, \"priority\": \"high\", \"idempotency_key\": K,\n"
-      "\"seed\": S}), GET /v1/jobs/ID, DELETE /v1/jobs/ID, GET /v1/status, GET /metrics. --circuit registers one type at\n"
+      "GET /v1/circuits, GET /v1/circuits/NAME (shape and verifying key: bellperson hex, snarkjs JSON), POST /v1/jobs\n"
+      "({\"circuit\": NAME, \"partitions\": N, \"priority\": \"high\", \"idempotency_key\": K, \"seed\": S}; other fields are\n"
+      "refused, and a key reused for another request), GET /v1/jobs/ID, DELETE /v1/jobs/ID, GET /v1/status, GET /metrics.\n"
+      "Bodies over 1 MiB get 413. --circuit registers one type at\n"
       "start. Engine settings come from the machine, then --config, then --set, then --backend. README: \"The daemon\".\n"
       "Example: snarkpipe serve --listen 127.0.0.1:8080 --circuit synthetic --constraints 2^10");
   c->add_option("--listen", o->listen, "HOST:PORT to serve on (PORT 0: any free port)")->capture_default_str();

@@ -10,7 +10,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "circom/snarkjs_json.hpp"
 #include "engine/witness.hpp"
+#include "groth16/params_file.hpp"
 
 namespace snarkpipe::service {
 
@@ -171,6 +179,11 @@ json Service::register_circuit(const std::string& body) {
 
 json Service::submit(const std::string& body) {
   const json req = parse_object(body);
+  for (const auto& [key, value] : req.items())
+    if (key != "circuit" && key != "partitions" && key != "priority" && key != "seed" && key != "idempotency_key")
+      throw BadRequest("unknown field '" + key +
+                       "' (a job is circuit, partitions, priority, seed, idempotency_key; this daemon proves seeded "
+                       "witnesses of its registered circuits)");
   const std::string name = string_field(req, "circuit", "");
   if (name.empty()) throw BadRequest("'circuit' (a registered circuit's name) is required");
   const auto type = circuit(name);
@@ -182,6 +195,17 @@ json Service::submit(const std::string& body) {
   const auto priority = engine::parse_priority(priority_text);
   if (!priority) throw BadRequest("unknown priority '" + priority_text + "' (low, normal, high, critical)");
   const std::uint64_t seed = uint_field(req, "seed", 1);
+  const std::string idempotency_key = string_field(req, "idempotency_key", "");
+  if (!idempotency_key.empty()) {
+    // The same key again returns the first job, but only for the same request.
+    const std::string canonical = json{{"circuit", name}, {"partitions", partitions}, {"priority", priority_text},
+                                       {"seed", seed}}.dump();
+    std::lock_guard lock(mu_);
+    const auto [it, fresh] = idempotent_requests_.try_emplace(idempotency_key, canonical);
+    if (!fresh && it->second != canonical)
+      throw BadRequest("idempotency_key '" + idempotency_key + "' was first used with another request (" + it->second +
+                       "); use a new key for a different job");
+  }
 
   auto publics = std::make_shared<Publics>();
   publics->values.resize(partitions);
@@ -192,7 +216,7 @@ json Service::submit(const std::string& body) {
     publics->values[k].assign(out.inputs.begin() + 1, out.inputs.end());
   };
   const engine::JobId id =
-      engine_.submit({name, std::move(source), partitions, *priority, string_field(req, "idempotency_key", "")});
+      engine_.submit({name, std::move(source), partitions, *priority, idempotency_key});
   std::lock_guard lock(mu_);
   // A repeated idempotency key returns the first job, whose record (and witnesses) stand.
   jobs_.try_emplace(id, JobRecord{name, partitions, std::move(publics)});
@@ -236,6 +260,28 @@ json Service::job(const std::string& id_text) const {
   out["proofs"] = std::move(proofs);
   out["public_inputs"] = std::move(inputs);
   return out;
+}
+
+json Service::circuit_info(const std::string& name) const {
+  const auto type = circuit(name);
+  if (!type) throw NotFound("unknown circuit '" + name + "'");
+  const groth16::VerifyingKey& vk = type->keys->pk.vk;
+  // The bellperson bytes as write_vk puts them in a .vk file.
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("snarkpipe-vk-" + std::to_string(::getpid()) + "-" +
+                                                std::to_string(std::hash<std::string>{}(name)) + ".vk");
+  groth16::write_vk(tmp.string(), vk);
+  std::ifstream in(tmp, std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);
+  const circuit::R1cs& r1cs = type->keys->r1cs;
+  return {{"name", name},
+          {"constraints", r1cs.num_constraints},
+          {"inputs", r1cs.num_inputs},
+          {"aux", r1cs.num_aux},
+          {"vk", {{"bellperson_hex", hex(bytes)}, {"snarkjs", circom::vk_to_json(vk)}}}};
 }
 
 json Service::cancel(const std::string& id_text) {
@@ -315,6 +361,9 @@ int Service::start(const std::string& host, int port) {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   http->Post("/v1/circuits", with_body([this](const std::string& body) { return register_circuit(body); }));
+  http->Get(R"(/v1/circuits/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return circuit_info(req.matches[1]); });
+  });
   http->Get("/v1/circuits", [this](const httplib::Request&, httplib::Response& res) {
     answer(res, [&] { return json{{"circuits", status()["circuits"]}}; });
   });

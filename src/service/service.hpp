@@ -93,6 +93,9 @@ class Service {
   nlohmann::json submit(const std::string& body);
   nlohmann::json job(const std::string& id) const;
   nlohmann::json cancel(const std::string& id);
+  // GET /v1/circuits/NAME: its shape and verifying key (bellperson .vk bytes in hex, snarkjs
+  // vk.json), so a client can check the proofs it gets.
+  nlohmann::json circuit_info(const std::string& name) const;
 
  private:
   // Partition k's public inputs, written by the witness source when it synthesizes k (on the
@@ -122,6 +125,7 @@ class Service {
   mutable std::mutex mu_;   // circuits_, jobs_
   std::map<std::string, std::shared_ptr<const CircuitType>> circuits_;
   std::map<engine::JobId, JobRecord> jobs_;
+  std::map<std::string, std::string> idempotent_requests_;  // key → the request it was first used with
   std::unique_ptr<httplib::Server> http_;
   std::thread listener_;
 };

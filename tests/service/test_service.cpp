@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <thread>
 
+#include "circom/snarkjs_json.hpp"
 #include "engine/circuit_store.hpp"
+#include "groth16/params_file.hpp"
 #include "gadgets/synthetic.hpp"
 #include "groth16/verifier.hpp"
 #include "service/service.hpp"
@@ -177,6 +181,9 @@ TEST_F(Daemon, BadRequestsAreAnswered400AndUnknownJobs404) {
   expect(400, "POST", "/v1/jobs", "");
   expect(400, "POST", "/v1/circuits", R"({"type": "merkle-sha256"})");
   expect(400, "POST", "/v1/circuits", "{not json");
+  // Fields the daemon does not take are errors, not silently ignored.
+  expect(400, "POST", "/v1/jobs", R"({"circuit": ")" + name + R"(", "witness": "/path/w.wtns"})");
+  expect(404, "GET", "/v1/circuits/no-such-circuit", "");
   expect(404, "GET", "/v1/jobs/999", "");
   expect(404, "GET", "/v1/jobs/abc", "");
   expect(404, "GET", "/v1/jobs/99999999999999999999999", "");
@@ -255,6 +262,57 @@ TEST_F(Daemon, StalledClientsDoNotStarveTheOthers) {
   EXPECT_EQ(call("GET", "/v1/status").first, 200);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
   for (int fd : stalled) ::close(fd);
+}
+
+// An idempotency key returns the first job for the same request and is refused for another.
+TEST_F(Daemon, IdempotencyKeysAreBoundToTheirRequest) {
+  const std::string name = register_circuit();
+  const json first = {{"circuit", name}, {"seed", 5}, {"idempotency_key", "sector-17"}};
+  const std::uint64_t id = submit(first);
+  EXPECT_EQ(submit(first), id);
+  json other = first;
+  other["seed"] = 6;
+  const auto [status, reply] = call("POST", "/v1/jobs", other.dump());
+  EXPECT_EQ(status, 400) << reply.dump();
+  EXPECT_NE(reply.value("error", "").find("idempotency_key"), std::string::npos) << reply.dump();
+  other["priority"] = "high";
+  other["seed"] = 5;
+  EXPECT_EQ(call("POST", "/v1/jobs", other.dump()).first, 400);
+  EXPECT_EQ(wait_done(id).value("state", ""), "done");
+}
+
+// The verifying key the daemon serves (bellperson bytes and snarkjs JSON) checks its proofs.
+TEST_F(Daemon, ServedVerifyingKeyChecksTheProofs) {
+  const std::string name = register_circuit();
+  const json done = wait_done(submit({{"circuit", name}, {"seed", 9}}));
+  ASSERT_EQ(done.value("state", ""), "done") << done.dump();
+  std::string path = "/v1/circuits/";
+  for (const char ch : name) {  // percent-encoded, as a client sends a name with ':', '=' and ','
+    char buf[4];
+    std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(ch));
+    path += std::isalnum(static_cast<unsigned char>(ch)) ? std::string(1, ch) : std::string(buf);
+  }
+  const auto [status, info] = call("GET", path);
+  ASSERT_EQ(status, 200) << info.dump();
+  EXPECT_EQ(info.value("name", ""), name);
+  EXPECT_EQ(info.value("inputs", 0), 3);  // ONE and two public inputs
+  const std::string vk_path = ::testing::TempDir() + "served.vk";
+  {
+    const std::string vk_hex = info["vk"]["bellperson_hex"];
+    const std::vector<std::uint8_t> bytes = unhex(vk_hex);
+    std::ofstream(vk_path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  const groth16::VerifyingKey vk = groth16::read_vk(vk_path);
+  const groth16::VerifyingKey from_json = circom::vk_from_json(info["vk"]["snarkjs"]);
+  EXPECT_EQ(from_json.alpha_g1, vk.alpha_g1);
+  EXPECT_EQ(from_json.ic, vk.ic);
+  const auto pvk = groth16::PreparedVerifyingKey::from(vk);
+  const groth16::Proof proof = groth16::Proof::from_bytes(unhex(done["proofs"][0].get<std::string>()));
+  std::vector<ff::Fr> inputs;
+  for (const auto& x : done["public_inputs"][0]) inputs.push_back(*ff::Fr::from_decimal(x.get<std::string>()));
+  EXPECT_TRUE(groth16::verify(pvk, proof, inputs));
+  inputs[0] += ff::Fr::one();
+  EXPECT_FALSE(groth16::verify(pvk, proof, inputs));
 }
 
 TEST_F(Daemon, CancelsAQueuedJob) {
