@@ -17,11 +17,13 @@ void add_backend_options(CLI::App* command, BackendOptions& options) {
   command
       ->add_option("--backend", options.backend,
                    "Where to prove: cpu, cuda (the first GPU), or auto (cuda when a GPU is usable, else cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
   command
       ->add_option("--srs-residency", options.srs_residency,
                    "With cuda: the proving key in GPU memory (vram), pinned in host memory and streamed per proof "
                    "(host), or vram when it fits (auto)")
+      ->check(CLI::IsMember({"vram", "host", "auto"}))
       ->capture_default_str();
 }
 

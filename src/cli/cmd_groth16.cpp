@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <cctype>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -187,6 +188,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
       bool check_subgroup = false;
       CacheOptions cache;
       BackendOptions backend_opts;
+      std::vector<std::string> files;  // snarkjs / rapidsnark: KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json
     };
     auto o = std::make_shared<ProveOptions>();
     auto* c = app.add_subcommand("prove", "Prove a circuit's statement with a proving key (bellperson .params or snarkjs .zkey)");
@@ -197,8 +199,11 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "Writes the proof (192 bytes A | B | C compressed, or snarkjs's proof.json with --format snarkjs; with --zkey\n"
         "proof.json unless --format bellperson) and "
         "the public inputs after ONE as snarkjs's public.json.\nThe proof is verified before it is written.\n"
+        "As snarkjs groth16 prove and rapidsnark take them: snarkpipe prove circuit.zkey witness.wtns proof.json public.json\n"
+        "A snarkjs key proves on the CPU in this version (--backend cuda is refused for it; auto takes the CPU).\n"
         "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json\n"
-        "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json");
+        "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json\n"
+        "         snarkpipe prove c.zkey w.wtns proof.json public.json");
     add_circuit_options(c, o->spec);
     add_cache_options(c, o->cache);
     add_backend_options(c, o->backend_opts);
@@ -209,15 +214,32 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
     c->add_option("--wtns", o->wtns, "The witness (.wtns, from circom's witness calculator / snarkjs wtns calculate)")
         ->check(CLI::ExistingFile);
     add_proof_format_option(c, o->format);
-    c->add_option("--proof", o->proof_out, "Where to write the proof")->required();
-    c->add_option("--public", o->public_out, "Where to write the public inputs (JSON)")->required();
+    c->add_option("--proof", o->proof_out, "Where to write the proof");
+    c->add_option("--public", o->public_out, "Where to write the public inputs (JSON)");
+    c->add_option("files", o->files, "KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json, as snarkjs and rapidsnark take them");
     c->add_flag("--check-subgroup", o->check_subgroup, "Check every key point's subgroup membership while loading (slow)");
     cmds.push_back(make_command(c, o, [](ProveOptions& o, const CLI::App& cmd) -> int {
+                      if (!o.files.empty()) {
+                        if (o.files.size() != 4 || !o.zkey.empty() || !o.params.empty() || !o.wtns.empty() ||
+                            !o.proof_out.empty() || !o.public_out.empty())
+                          throw std::invalid_argument(
+                              "give KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json as four arguments, or the options "
+                              "(--zkey --wtns --proof --public)");
+                        o.zkey = o.files[0], o.wtns = o.files[1], o.proof_out = o.files[2], o.public_out = o.files[3];
+                        for (const std::string* f : {&o.zkey, &o.wtns})
+                          if (!std::filesystem::exists(*f)) throw std::invalid_argument("no such file: " + *f);
+                      }
+                      if (o.proof_out.empty() || o.public_out.empty())
+                        throw std::invalid_argument("--proof and --public (where to write the proof and its public inputs) are required");
                       if (o.zkey.empty() == o.params.empty())
                         throw std::invalid_argument("give exactly one proving key: --params (bellperson) or --zkey (snarkjs)");
                       if (!o.zkey.empty()) {
                         if (o.wtns.empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
                         if (!o.r1cs_path.empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
+                        if (o.backend_opts.backend == "cuda")
+                          throw std::invalid_argument(
+                              "a snarkjs .zkey proves on the CPU in this version: use --backend cpu (or auto, which "
+                              "takes the CPU for it)");
                         PhaseProgress progress("prove " + o.zkey, 4);
                         progress.phase("load key");
                         circom::ZkeyReadOptions opts;
@@ -309,6 +331,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
     c->footer(
         "Exit status: 0 valid, 1 invalid (the reason is printed), 2 unreadable input.\n"
         "--format snarkjs reads snarkjs's vk.json, public.json and proof.json, in snarkjs's order as arguments.\n"
+        "Without --format the key's content decides: a JSON vk.json is snarkjs, a binary .vk bellperson.\n"
         "Example: snarkpipe verify --vk m4.vk --proof m4.proof --public m4.json\n"
         "         snarkpipe verify --format snarkjs vk.json public.json proof.json");
     c->add_option("--vk", o->vk_path, "The verifying key (.vk, bellperson format; vk.json with --format snarkjs)")
@@ -322,7 +345,7 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         ->capture_default_str();
     c->add_option("files", o->files, "VK PUBLIC PROOF, as snarkjs groth16 verify takes them (instead of the options)")
         ->check(CLI::ExistingFile);
-    cmds.push_back(make_command(c, o, [](VerifyOptions& o, const CLI::App&) -> int {
+    cmds.push_back(make_command(c, o, [](VerifyOptions& o, const CLI::App& cmd) -> int {
                       std::string vkf = o.vk_path, pubf = o.public_path, prf = o.proof_path;
                       if (!o.files.empty()) {
                         if (o.files.size() != 3 || !vkf.empty() || !pubf.empty() || !prf.empty()) {
@@ -340,7 +363,15 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       groth16::VerifyingKey vk;
                       std::vector<Proof> proofs;
                       std::vector<std::vector<ff::Fr>> inputs;
-                      const bool snarkjs = o.format == "snarkjs";
+                      // The format: as given, else from the key's first byte (vk.json is a JSON object).
+                      bool snarkjs = o.format == "snarkjs";
+                      if (cmd.count("--format") == 0) {
+                        std::ifstream vk_in(vkf, std::ios::binary);
+                        char first = 0;
+                        while (vk_in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+                        }
+                        snarkjs = vk_in && first == '{';
+                      }
                       try {
                         if (snarkjs) {
                           vk = circom::vk_from_json(circom::read_json_file(vkf), vkf);

@@ -52,6 +52,15 @@ circuit() {
   "$SNARKPIPE" verify --format snarkjs vk.json sp_public.json sp_proof.json > /dev/null || fail "$name: snarkpipe rejected its proof"
 
   # snarkjs proves; snarkpipe verifies; the public signals agree.
+  # The forms snarkjs and rapidsnark users type: positional prove, verify without --format.
+  "$SNARKPIPE" prove k.zkey w.wtns pos_proof.json pos_public.json > prove.log 2>&1 ||
+    fail "$name: snarkpipe prove KEY WTNS PROOF PUBLIC: $(cat prove.log)"
+  snarkjs groth16 verify vk.json pos_public.json pos_proof.json || fail "$name: snarkjs rejected the positional form's proof"
+  "$SNARKPIPE" verify vk.json pos_public.json pos_proof.json > /dev/null || fail "$name: verify without --format (vk.json)"
+  "$SNARKPIPE" prove --zkey k.zkey --wtns w.wtns --backend cuda --proof x.json --public y.json 2> err.txt
+  [ $? = 1 ] && grep -q "proves on the CPU" err.txt || fail "$name: --backend cuda with a zkey: $(cat err.txt)"
+  "$SNARKPIPE" prove --zkey k.zkey --wtns w.wtns --backend bogus --proof x.json --public y.json 2> err.txt
+  [ $? != 0 ] || fail "$name: --backend bogus accepted"
   snarkjs groth16 prove k.zkey w.wtns sj_proof.json sj_public.json || fail "$name: snarkjs prove"
   "$SNARKPIPE" verify --format snarkjs vk.json sj_public.json sj_proof.json > /dev/null || fail "$name: snarkpipe rejected snarkjs's proof"
   node -e 'const [a, b] = process.argv.slice(1).map(f => JSON.stringify(JSON.parse(require("fs").readFileSync(f))));
