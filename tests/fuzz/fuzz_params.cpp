@@ -1,6 +1,7 @@
-// bellperson .params files: groth16::read_params (the whole proving key; for a file that passes, again with the subgroup check), read_params_vk (its
-// verifying key only) and summarize_params_file (the counts), each from the input as a file.
-// Rejections: ParamsFileError.
+// bellperson .params files: groth16::read_params (the whole proving key; for a file that
+// passes, again with the subgroup check), read_params_vk (its verifying key only) and
+// summarize_params_file (the counts), each from the input as a file. Rejections:
+// ParamsFileError.
 #include "fuzz_common.hpp"
 #include "groth16/params_file.hpp"
 

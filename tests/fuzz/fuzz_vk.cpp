@@ -1,5 +1,6 @@
-// bellperson .vk files: groth16::read_vk (without, then for a file that passes, with the subgroup check) and
-// summarize_params_file, from the input as a file. Rejections: ParamsFileError.
+// bellperson .vk files: groth16::read_vk (without the subgroup check, then, for a file that
+// passes, with it) and summarize_params_file, from the input as a file. Rejections:
+// ParamsFileError.
 #include "fuzz_common.hpp"
 #include "groth16/params_file.hpp"
 

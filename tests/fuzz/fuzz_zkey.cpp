@@ -1,5 +1,6 @@
-// snarkjs's Groth16 .zkey proving keys: circom::read_zkey (all sections; for a file that passes, again with check_subgroup) and read_zkey_vk
-// (sections 1-3), from the input as a file. Rejections: FormatError / UnsupportedCurveError.
+// snarkjs's Groth16 .zkey proving keys: circom::read_zkey (all sections; for a file that
+// passes, again with check_subgroup) and read_zkey_vk (sections 1-3), from the input as a
+// file. Rejections: FormatError / UnsupportedCurveError.
 #include "circom/zkey.hpp"
 #include "fuzz_common.hpp"
 
