@@ -1,7 +1,9 @@
 // The daemon's request bodies (service/service.hpp), without the network: the routes'
 // public entry points Service::register_circuit (POST /v1/circuits) and Service::submit
 // (POST /v1/jobs) take the body string, job and cancel (GET/DELETE /v1/jobs/{id}) the id
-// from the path. The first input byte picks the route, the rest is the body or id.
+// from the path, circuit_info (GET /v1/circuits/{name}) the name. The first input byte picks
+// the route (its value mod 5: register, submit, job, cancel, circuit_info), the rest is the
+// body, id or name.
 // Rejections: BadRequest (std::invalid_argument, answered 400) and NotFound
 // (std::runtime_error, 404).
 //
@@ -67,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   service::Service svc(engine, factory());
   svc.add_circuit(the_circuit());
   const std::string rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0:
       fuzz::expect_rejection_or_success([&] { (void)svc.register_circuit(rest).dump(); });
       break;
@@ -82,8 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2:
       fuzz::expect_rejection_or_success([&] { (void)svc.job(rest).dump(); });
       break;
-    default:
+    case 3:
       fuzz::expect_rejection_or_success([&] { (void)svc.cancel(rest).dump(); });
+      break;
+    default:
+      fuzz::expect_rejection_or_success([&] { (void)svc.circuit_info(rest).dump(); });
       break;
   }
   return 0;

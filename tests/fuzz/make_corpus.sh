@@ -78,12 +78,13 @@ cp "$ROOT/config/snarkpipe.toml" "$OUT/fuzz_config/snarkpipe.toml"
 printf '[engine]\nbackend = "cpu"\n[synthesis]\nworkers = "auto"\nlookahead = 4\n[memory]\nbudget = "1.5GiB"\nmargin = "auto"\n' > "$OUT/fuzz_config/small.toml"
 printf 'memory.device_budget=512 MiB' > "$OUT/fuzz_config/override.txt"
 
-# The daemon's requests: the first byte picks the route (0 register, 1 submit, 2 job, 3 cancel).
+# The daemon's requests: the first byte picks the route (0 register, 1 submit, 2 job, 3 cancel, 4 circuit info).
 printf '\x00{"type": "c"}' > "$OUT/fuzz_service/register.bin"
 printf '\x00{"type": "synthetic", "constraints": "2^10", "inputs": 2, "seed": 7}' > "$OUT/fuzz_service/register_other.bin"
 printf '\x01{"circuit": "c", "partitions": 3, "priority": "HIGH", "idempotency_key": "k1", "seed": 5}' > "$OUT/fuzz_service/submit.bin"
 printf '\x01{"circuit": "c"}' > "$OUT/fuzz_service/submit_min.bin"
 printf '\x021' > "$OUT/fuzz_service/job.bin"
 printf '\x0318446744073709551615' > "$OUT/fuzz_service/cancel.bin"
+printf '\x04c' > "$OUT/fuzz_service/circuit_info.bin"
 
 du -sh "$OUT"/* | sed "s|$OUT/||"
