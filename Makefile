@@ -59,8 +59,13 @@ bench: build
 # runs FUZZ_SECONDS on a copy of its seed corpus; fails when any finds a crash.
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
-fuzz:
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=2 tests/fuzz/run_all.sh
+fuzz: deps
+	@missing=""; for p in clang libclang-rt-dev; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(JOBS) tests/fuzz/run_all.sh
 
 clean:
 	rm -rf $(BUILD_DIR)
