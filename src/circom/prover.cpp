@@ -1,5 +1,7 @@
 #include "circom/prover.hpp"
 
+#include "base/clock.hpp"
+
 #include <bit>
 #include <chrono>
 #include <tbb/blocked_range.h>
@@ -13,12 +15,12 @@ namespace snarkpipe::circom {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using base::Clock;
 using ec::G1Jacobian;
 using ec::G2Jacobian;
 using ff::Fr;
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using base::ms_since;
 
 // (r - 1) / 2^32, the odd part of the group order of Fr*.
 constexpr ff::Limbs<4> odd_part() {

@@ -1,5 +1,7 @@
 #include "circuit/r1cs_cache.hpp"
 
+#include "base/clock.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -47,9 +49,7 @@ bool is_entry_of(const std::string& name, const std::string& stem, const std::st
   return true;
 }
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using base::ms_since;
 
 }  // namespace
 

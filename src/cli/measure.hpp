@@ -9,13 +9,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/clock.hpp"
+
 namespace snarkpipe::cli {
 
-using Clock = std::chrono::steady_clock;
-
-inline double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+using base::Clock;
+using base::ms_since;
 
 // The median (upper middle for an even count); 0 for none.
 inline double median(std::vector<double> v) {

@@ -1,4 +1,5 @@
 #include "cuda/fixed_base.hpp"
+#include "cuda/launch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -18,7 +19,6 @@ constexpr unsigned DIGITS = (255 + DIGIT_BITS - 1) / DIGIT_BITS;  // r < 2^255
 constexpr unsigned PER_DIGIT = (1u << DIGIT_BITS) - 1;           // entries d = 1 .. 2^12 - 1
 constexpr std::size_t BATCH = std::size_t(1) << 22;
 
-unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 template <class F>
 __global__ void __launch_bounds__(128) fixed_base_kernel(const fr_t* __restrict__ scalars, std::size_t n,

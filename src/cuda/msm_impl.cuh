@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda/check.cuh"
+#include "cuda/launch.hpp"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
 #include "cuda/to_affine.cuh"
@@ -61,7 +62,6 @@ template <class F>
 #endif
 constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLOCKS : 1;
 
-unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 // Window w of scalar i of vector v (scalars[v·n + i]), as `layout` cuts the scalar: key =
 // bucket set·2^(c-1) + |d| − 1 with c = layout.bits (or the sentinel for d = 0), value = the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/check.cuh"
+#include "cuda/launch.hpp"
 #include "cuda/fields.cuh"
 #include "cuda/ntt.hpp"
 #include "poly/domain.hpp"
@@ -398,7 +399,6 @@ std::vector<StageGroup> plan_groups(unsigned log_n) {
   return g;
 }
 
-unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 
 // Threads for a tile of tile_n elements: one per radix-4 butterfly, at most 256.

@@ -1,4 +1,5 @@
 #include "cuda/prover.hpp"
+#include "cuda/launch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +35,6 @@ using ff::Fr;
 using groth16::ProofParts;
 using groth16::ProverError;
 
-unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 // MSM_PIECE (the H MSM's passes) and SPLIT_CHUNK (the L, A and B MSMs' full-scalar parts, a
 // PoRep witness has ~13M, run in chunks of at most this many scalars: a witness with few 0/1

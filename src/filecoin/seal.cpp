@@ -1,5 +1,7 @@
 #include "filecoin/seal.hpp"
 
+#include "base/clock.hpp"
+
 #include <chrono>
 
 #include "groth16/proof.hpp"
@@ -8,9 +10,7 @@
 namespace snarkpipe::filecoin {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using base::ms_since;
 
 }  // namespace
 

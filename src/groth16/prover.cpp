@@ -1,5 +1,7 @@
 #include "groth16/prover.hpp"
 
+#include "base/clock.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,7 +17,7 @@ namespace snarkpipe::groth16 {
 
 using ec::G1Jacobian;
 using ec::G2Jacobian;
-using Clock = std::chrono::steady_clock;
+using base::Clock;
 
 ProverRandomness ProverRandomness::random() {
   ff::SystemRng rng;
@@ -34,9 +36,7 @@ std::vector<std::uint64_t> all_ones(std::size_t bits) {
   return w;
 }
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+using base::ms_since;
 
 }  // namespace
 
