@@ -20,7 +20,7 @@
 #include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
-#include "cli/hex.hpp"
+#include "base/hex.hpp"
 #include "cli/progress.hpp"
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
@@ -28,6 +28,8 @@
 #include "groth16/verifier.hpp"
 
 namespace snarkpipe::cli {
+
+using base::hex;
 
 using groth16::Proof;
 using groth16::ProvingKey;

@@ -5,12 +5,14 @@
 #include <functional>
 #include <string>
 
-#include "cli/hex.hpp"
+#include "base/hex.hpp"
 #include "ec/encoding.hpp"
 #include "ff/random.hpp"
 #include "pairing/pairing.hpp"
 
 namespace snarkpipe::cli {
+
+using base::hex;
 
 namespace {
 

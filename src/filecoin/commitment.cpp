@@ -1,5 +1,7 @@
 #include "filecoin/commitment.hpp"
 
+#include "base/hex.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <vector>
@@ -108,16 +110,7 @@ Bytes32 prover_id_from_actor(std::string_view actor, const std::string& field) {
   return out;
 }
 
-std::string to_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * bytes.size());
-  for (std::uint8_t b : bytes) {
-    s.push_back(digits[b >> 4]);
-    s.push_back(digits[b & 15]);
-  }
-  return s;
-}
+std::string to_hex(std::span<const std::uint8_t> bytes) { return base::hex(bytes); }
 
 std::string commitment_cid(const Bytes32& commitment, CommitmentKind kind) {
   const bool sealed = kind == CommitmentKind::Sealed;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/hex.hpp"
 #include "circom/snarkjs_json.hpp"
 #include "engine/witness.hpp"
 #include "groth16/params_file.hpp"
@@ -59,16 +60,7 @@ std::uint64_t uint_field(const json& j, const char* key, std::uint64_t fallback)
   return it->get<std::uint64_t>();
 }
 
-std::string hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * bytes.size());
-  for (std::uint8_t b : bytes) {
-    s.push_back(digits[b >> 4]);
-    s.push_back(digits[b & 15]);
-  }
-  return s;
-}
+using base::hex;
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;

@@ -1,11 +1,11 @@
-// Lower-case hex of a byte string, for printing proofs and encodings.
+// Lower-case hex of a byte string (proofs, encodings, commitments, API answers).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
-namespace snarkpipe::cli {
+namespace snarkpipe::base {
 
 inline std::string hex(std::span<const std::uint8_t> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -18,4 +18,4 @@ inline std::string hex(std::span<const std::uint8_t> bytes) {
   return s;
 }
 
-}  // namespace snarkpipe::cli
+}  // namespace snarkpipe::base
