@@ -158,7 +158,9 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   p.abc_from_host = bounded && !s.evaluated && abc_from_host;
   p.streams_circuit = !s.evaluated && (tier == MemoryTier::circuit_streamed || (bounded && !p.abc_from_host));
   p.piece_points = key_resident ? 0 : (piece_points ? piece_points : LARGEST_PIECE);
-  auto add = [&](std::string what, Place where, std::size_t bytes) { p.items.push_back({std::move(what), where, bytes}); };
+  auto add = [&](std::string what, Place where, std::size_t bytes, bool phase = false) {
+    p.items.push_back({std::move(what), where, bytes, phase});
+  };
   // A streamed matrix's piece buffers (row pointers, columns and codes), never more than the circuit.
   const std::size_t csr_piece = std::min(CSR_PIECE_NNZ * 8 + (CSR_PIECE_ROWS + 1) * 8, s.circuit_bytes);
 
@@ -196,16 +198,16 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
     const std::size_t stage_piece = std::min(m, H_STAGE_PIECE) * FR;
     if (p.streams_circuit) add("witness z", Place::device, columns * FR);
     add("H phase: one vector, NTT scratch and tables, a staging piece", Place::device,
-        2 * m * FR + stage_piece + (std::size_t(1) << 20));
-    add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1));
+        2 * m * FR + stage_piece + (std::size_t(1) << 20), true);
+    add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1), true);
     add(p.streams_circuit ? "L, A, B phase: the piece's MSM" : "L, A, B phase: z and the piece's MSM", Place::device,
-        (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points));
+        (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points), true);
     add("one vector staged for H", Place::pinned_host, m * FR);
     if (p.abc_from_host) add("a, b, c (evaluated on the host)", Place::pinned_host, 3 * s.constraints * FR);
     std::size_t fixed = 0, phase = 0;
     for (const auto& it : p.items) {
       if (it.where != Place::device) continue;
-      if (it.what.find(" phase") != std::string::npos) phase = std::max(phase, it.bytes);
+      if (it.phase) phase = std::max(phase, it.bytes);
       else fixed += it.bytes;
     }
     p.device_bytes = fixed + phase;

@@ -73,6 +73,7 @@ struct PlanItem {
   std::string what;
   Place where;
   std::size_t bytes;
+  bool phase = false;  // tier 4: held only during its phase (the plan counts the largest phase)
 };
 
 struct MemoryPlan {

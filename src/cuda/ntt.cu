@@ -525,14 +525,14 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // `powers` goes back to the pool
   };
-  // Compact: ω^e = lo[e mod 2^13]·hi[e >> 13] for e < N/2, both factors computed here.
-  auto compact_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& omega) {
-    const std::size_t lo_n = std::size_t(1) << TWIDDLE_LO_BITS;
-    const std::size_t hi_n = std::max<std::size_t>(1, half >> TWIDDLE_LO_BITS);
+  // x^i = lo[i mod 2^lo_bits]·hi[i >> lo_bits] for i < 2^lo_bits·hi_n, both factors computed
+  // here: the compact twiddles (x = ω, i < N/2) and the coset powers (x = g, i < N).
+  auto factor_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& x, unsigned lo_bits, std::size_t hi_n) {
+    const std::size_t lo_n = std::size_t(1) << lo_bits;
     std::vector<Fr> lo(lo_n), hi(hi_n);
     Fr p = Fr::one();
-    for (auto& v : lo) v = p, p *= omega;
-    const Fr step = p;  // ω^(2^13)
+    for (auto& v : lo) v = p, p *= x;
+    const Fr step = p;  // x^(2^lo_bits)
     p = Fr::one();
     for (auto& v : hi) v = p, p *= step;
     lo_out = m.pool.acquire(lo_n * sizeof(Fr));
@@ -542,31 +542,18 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   };
   if (m.compact) {
-    compact_tables(m.c_fwd_lo, m.c_fwd_hi, big.omega());
-    compact_tables(m.c_inv_lo, m.c_inv_hi, big.omega_inv());
+    const std::size_t hi_n = std::max<std::size_t>(1, half >> TWIDDLE_LO_BITS);
+    factor_tables(m.c_fwd_lo, m.c_fwd_hi, big.omega(), TWIDDLE_LO_BITS, hi_n);
+    factor_tables(m.c_inv_lo, m.c_inv_hi, big.omega_inv(), TWIDDLE_LO_BITS, hi_n);
   } else {
     stage_tables(m.w_fwd, big.omega());
     stage_tables(m.w_inv, big.omega_inv());
   }
 
   // Coset factors: 2^COSET_LO_BITS low powers and enough high powers for 2^max_log_n.
-  auto coset_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& g) {
-    const std::size_t lo_n = std::size_t(1) << COSET_LO_BITS;
-    const std::size_t hi_n = std::max<std::size_t>(1, (std::size_t(1) << max_log_n) >> COSET_LO_BITS);
-    std::vector<Fr> lo(lo_n), hi(hi_n);
-    Fr p = Fr::one();
-    for (auto& v : lo) v = p, p *= g;
-    const Fr step = p;
-    p = Fr::one();
-    for (auto& v : hi) v = p, p *= step;
-    lo_out = m.pool.acquire(lo_n * sizeof(Fr));
-    hi_out = m.pool.acquire(hi_n * sizeof(Fr));
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(lo_out.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(hi_out.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
-    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  };
-  coset_tables(m.g_lo, m.g_hi, big.g());
-  coset_tables(m.gi_lo, m.gi_hi, big.g_inv());
+  const std::size_t coset_hi_n = std::max<std::size_t>(1, (std::size_t(1) << max_log_n) >> COSET_LO_BITS);
+  factor_tables(m.g_lo, m.g_hi, big.g(), COSET_LO_BITS, coset_hi_n);
+  factor_tables(m.gi_lo, m.gi_hi, big.g_inv(), COSET_LO_BITS, coset_hi_n);
 }
 
 GpuNtt::~GpuNtt() = default;

@@ -202,6 +202,7 @@ struct StreamedCsr {
 };
 struct StreamedCircuit {
   StreamedCsr a, b, c;
+  const StreamedCsr& matrix(int k) const { return k == 0 ? a : k == 1 ? b : c; }
   DeviceCircuit queries;  // only the A and B queries' columns (small) stay on the device
 };
 
@@ -376,19 +377,16 @@ struct CudaBackend::Impl {
     return d;
   }
 
-  DeviceCircuit& circuit_for(const circuit::R1cs& r1cs) {
-    auto it = circuits.find(&r1cs);
-    if (it != circuits.end()) return it->second;
-    Uploader up(stream);
-    if (!pow2.data()) {  // the SpMV's table of 2^k (k < 64), Montgomery form
-      const circuit::PowerOfTwoCoefficients p;
-      pow2 = pool.acquire(sizeof(p.powers()));
-      up.copy(pow2.data(), p.powers().data(), sizeof(p.powers()));
-    }
-    DeviceCircuit d;
-    d.a = upload_csr(up, r1cs.a);
-    d.b = upload_csr(up, r1cs.b);
-    d.c = upload_csr(up, r1cs.c);
+  // The SpMV's table of 2^k (k < 64), Montgomery form, with the first circuit.
+  void ensure_pow2(Uploader& up) {
+    if (pow2.data()) return;
+    const circuit::PowerOfTwoCoefficients p;
+    pow2 = pool.acquire(sizeof(p.powers()));
+    up.copy(pow2.data(), p.powers().data(), sizeof(p.powers()));
+  }
+
+  // The A and B queries' z indices of a recorded circuit, into d.
+  void upload_queries(Uploader& up, const circuit::R1cs& r1cs, DeviceCircuit& d) {
     const auto a_cols = query_columns(r1cs, nullptr, r1cs.a_aux_density);
     const auto b_cols = query_columns(r1cs, &r1cs.b_input_density, r1cs.b_aux_density);
     d.n_a = a_cols.size();
@@ -397,6 +395,18 @@ struct CudaBackend::Impl {
     d.b_cols = pool.acquire(std::max<std::size_t>(d.n_b, 1) * sizeof(uint32_t));
     up.copy(d.a_cols.data(), a_cols.data(), a_cols.size() * sizeof(uint32_t));
     up.copy(d.b_cols.data(), b_cols.data(), b_cols.size() * sizeof(uint32_t));
+  }
+
+  DeviceCircuit& circuit_for(const circuit::R1cs& r1cs) {
+    auto it = circuits.find(&r1cs);
+    if (it != circuits.end()) return it->second;
+    Uploader up(stream);
+    ensure_pow2(up);
+    DeviceCircuit d;
+    d.a = upload_csr(up, r1cs.a);
+    d.b = upload_csr(up, r1cs.b);
+    d.c = upload_csr(up, r1cs.c);
+    upload_queries(up, r1cs, d);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return circuits.emplace(&r1cs, std::move(d)).first->second;
   }
@@ -431,11 +441,7 @@ struct CudaBackend::Impl {
     auto it = streamed.find(&r1cs);
     if (it != streamed.end()) return it->second;
     Uploader up(stream);
-    if (!pow2.data()) {
-      const circuit::PowerOfTwoCoefficients p;
-      pow2 = pool.acquire(sizeof(p.powers()));
-      up.copy(pow2.data(), p.powers().data(), sizeof(p.powers()));
-    }
+    ensure_pow2(up);
     StreamedCircuit& sc = streamed[&r1cs];
     struct Undo {  // a failure leaves no half-made entry
       std::map<const circuit::R1cs*, StreamedCircuit>& map;
@@ -448,15 +454,7 @@ struct CudaBackend::Impl {
     stream_csr(up, r1cs.a, sc.a);
     stream_csr(up, r1cs.b, sc.b);
     stream_csr(up, r1cs.c, sc.c);
-    const auto a_cols = query_columns(r1cs, nullptr, r1cs.a_aux_density);
-    const auto b_cols = query_columns(r1cs, &r1cs.b_input_density, r1cs.b_aux_density);
-    DeviceCircuit& q = sc.queries;
-    q.n_a = a_cols.size();
-    q.n_b = b_cols.size();
-    q.a_cols = pool.acquire(std::max<std::size_t>(q.n_a, 1) * sizeof(uint32_t));
-    q.b_cols = pool.acquire(std::max<std::size_t>(q.n_b, 1) * sizeof(uint32_t));
-    up.copy(q.a_cols.data(), a_cols.data(), a_cols.size() * sizeof(uint32_t));
-    up.copy(q.b_cols.data(), b_cols.data(), b_cols.size() * sizeof(uint32_t));
+    upload_queries(up, r1cs, sc.queries);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     undo.done = true;
     return sc;
@@ -982,9 +980,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   DeviceBuffer abc[3];
   if (bounded) {
     mark(2);
-    const StreamedCsr* streamed_mats[3] = {sc ? &sc->a : nullptr, sc ? &sc->b : nullptr, sc ? &sc->c : nullptr};
     abc[0] = m.bounded_quotient(ntt, log_m, domain.coset_vanishing_inv(), [&](int k, fr_t* v) {
-      if (sc) return m.streamed_spmv(*streamed_mats[k], z.as<fr_t>(), v, n);
+      if (sc) return m.streamed_spmv(sc->matrix(k), z.as<fr_t>(), v, n);
       const std::span<const Fr> x = k == 0 ? evaluated->a : k == 1 ? evaluated->b : evaluated->c;
       m.uploader->copy(v, x.data(), rows * sizeof(Fr));
       SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (n - rows) * sizeof(Fr), st));
@@ -1004,8 +1001,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       continue;
     }
     if (sc) {
-      const StreamedCsr* mat = k == 0 ? &sc->a : k == 1 ? &sc->b : &sc->c;
-      m.streamed_spmv(*mat, z.as<fr_t>(), abc[k].as<fr_t>(), n);
+      m.streamed_spmv(sc->matrix(k), z.as<fr_t>(), abc[k].as<fr_t>(), n);
       continue;
     }
     spmv_kernel<<<blocks_for(rows, 256), 256, 0, st>>>(
