@@ -247,7 +247,9 @@ TEST_F(Daemon, ErrorsDoNotEchoWholeBodies) {
 // daemon: /v1/status still answers at once.
 TEST_F(Daemon, StalledClientsDoNotStarveTheOthers) {
   std::vector<int> stalled;
-  for (int i = 0; i < 24; ++i) {
+  // 48 stalled connections: with the old 8-thread pool /v1/status waited for six rounds of 2 s
+  // read timeouts; with 64 threads it answers at once (3 s leaves room for a loaded machine).
+  for (int i = 0; i < 48; ++i) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     ASSERT_GE(fd, 0);
     sockaddr_in addr{};
@@ -260,7 +262,7 @@ TEST_F(Daemon, StalledClientsDoNotStarveTheOthers) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(call("GET", "/v1/status").first, 200);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
   for (int fd : stalled) ::close(fd);
 }
 
