@@ -1,11 +1,12 @@
 #!/bin/bash
-# The memory tiers on the device (issue 23): `snarkpipe bench prove` with all but N GiB of the
-# GPU held by ../shared/anchors/bin/ballast, for each N, in one device call; every proof
-# verified, each record with memory_tier, memory_plan and device_free_gib. Carry build/abi-dist
+# The memory tiers on the device (issue 23): one `snarkpipe bench prove` process measures every
+# card size in turn (--free-gib), each with all but N GiB of the GPU held by
+# ../shared/anchors/bin/ballast; the key and circuit are made once. Every proof verified; each
+# result carries memory_tier, memory_plan and device_free_gib. Carry build/abi-dist
 # (bench/cuda/abi_device.sh --pack) and .anchors (cp -r ../shared/anchors .anchors).
-#   run, there:  FREE_GIB='48 32 24 16 12 0' SCALE=1/4 bash bench/cuda/tiers_device.sh   (0: no ballast)
-# A refusal is recorded as such (the plan's message in the log): tier 4 (bounded H) is what
-# the smallest cards need.
+#   run, there:  FREE_GIB=16,24,12,32,48,0 SCALE=1 bash bench/cuda/tiers_device.sh
+#   small scale, proof bytes against the CPU backend:  SCALE=1/16 FREE_GIB=6,4,3,2 COMPARE=1 RUNS=1 ...
+# A card too small for every tier is recorded as refused, with the plan's words.
 set -u
 DIST=build/abi-dist
 for f in "$DIST"/*.xz; do [ -e "$f" ] && xz -d -f "$f" && chmod +x "${f%.xz}"; done
@@ -14,26 +15,12 @@ mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
 chmod +x .anchors/bin/* 2>/dev/null
 SCALE=${SCALE:-1/4}
-KEYDIR=${KEYDIR:-$PWD/build/keys}
-mkdir -p "$KEYDIR"
 tag=$(echo "$SCALE" | tr '/' '_')
-T0=${T0:-$(date +%s)}
-for n in ${FREE_GIB:-48 32 24 16 12 0}; do
-  # CALL_LIMIT (s since T0): a run is not started without RUN_S seconds left for it.
-  left=$(( ${CALL_LIMIT:-100000} - ($(date +%s) - T0) ))
-  if [ "$left" -lt "${RUN_S:-60}" ]; then echo "=== skipped ${n} GiB: ${left} s left"; continue; fi
-  pid=""
-  if [ "$n" != 0 ]; then
-    .anchors/bin/ballast "$n" > "$OUT/ballast-$n.txt" 2>&1 &
-    pid=$!
-    for _ in $(seq 60); do grep -q "ballast:" "$OUT/ballast-$n.txt" 2>/dev/null && break; sleep 1; done
-    cat "$OUT/ballast-$n.txt"
-  fi
-  echo "=== $SCALE with ${n:-all} GiB free"
-  # One key for every N (set up and written by the first run, read by the rest).
-  timeout $(( left - 5 )) "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$SCALE" --backend cuda --srs-residency auto \
-    --params "$KEYDIR/synthetic-$tag.params" --runs "${RUNS:-3}" --json -o "$OUT/tiers-$tag-$n.json" \
-    > /dev/null 2> "$OUT/tiers-$tag-$n.log"
-  echo "exit $?"; grep -E "tier|proof [0-9]|error" "$OUT/tiers-$tag-$n.log" | tail -6
-  [ -n "$pid" ] && kill "$pid" && wait "$pid" 2>/dev/null
-done
+extra=""
+[ "${COMPARE:-0}" = 1 ] && extra="--compare-cpu"
+[ -n "${PARAMS:-}" ] && extra="$extra --params $PARAMS"
+echo "=== $SCALE, cards ${FREE_GIB:-16,24,12,32,48,0} GiB"
+timeout "${TIMEOUT_S:-560}" "$DIST/snarkpipe" bench prove --circuit synthetic --scale "$SCALE" --backend cuda --srs-residency auto \
+  --free-gib "${FREE_GIB:-16,24,12,32,48,0}" --ballast "$PWD/.anchors/bin/ballast" --runs "${RUNS:-3}" $extra \
+  --json -o "$OUT/tiers-$tag.json" > /dev/null 2> "$OUT/tiers-$tag.log"
+echo "exit $?"; grep -E "===|tier|proof [0-9]|error|refused|circuit generated|setup in|key read" "$OUT/tiers-$tag.log" | cut -c1-400 | tail -60

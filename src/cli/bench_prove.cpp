@@ -2,6 +2,7 @@
 #include "cli/measure.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "circuit/synthetic_shape.hpp"
 #include "cli/backend_choice.hpp"
+#include "cli/ballast.hpp"
 #include "cli/bench_cpu.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
@@ -33,58 +35,21 @@ void say(const char* fmt, auto... args) {
   std::fflush(stderr);
 }
 
-}  // namespace
-
-nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& command) {
-  const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(opt.scale));
-  const bool gpu_present = cuda::usable_device_count() > 0;
-  std::string backend_name = opt.backend == "auto" ? (gpu_present ? "cuda" : "cpu") : opt.backend;
-  if (backend_name != "cpu" && backend_name != "cuda")
-    throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + opt.backend + "')");
-  if (backend_name == "cuda" && !gpu_present)
-    throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
-
-  nlohmann::json rec = machine_info();
-  rec["command"] = command;
+// One card size: a fresh backend (it plans its memory from what is free now), a warm-up proof
+// and `runs` timed ones, each verified (and compared with the CPU backend's when asked).
+nlohmann::json prove_on_card(const ProveBenchOptions& opt, const std::string& backend_name, const circuit::R1cs& r1cs,
+                             const groth16::ProvingKey& pk, const groth16::PreparedVerifyingKey& pvk,
+                             const circuit::SyntheticShape& shape, bool& all_verified, bool& all_equal) {
+  auto t0 = Clock::now();
   // The GPU memory free when the run starts (another process may hold the rest: a ballast).
   const std::size_t device_free = backend_name == "cuda" ? cuda::device_free_memory(0) : 0;
-  say("synthetic partition: %s\n", shape.describe().c_str());
-
-  auto t0 = Clock::now();
-  const circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
-  const double generate_ms = ms_since(t0);
-  say("  circuit generated in %.0f ms\n", generate_ms);
-
-  t0 = Clock::now();
-  groth16::ProvingKey pk;
-  bool key_from_file = false;
-  if (!opt.params.empty() && std::filesystem::exists(opt.params)) {
-    pk = groth16::read_params(opt.params);
-    key_from_file = true;
-    say("  key read from %s in %.0f ms\n", opt.params.c_str(), ms_since(t0));
-  } else {
-    // On a GPU backend the fixed-base multiplications (setup's bulk) run on the GPU too.
-    const SetupMultiplierChoice mult(backend_name == "cuda");
-    auto ts = Clock::now();
-    pk = groth16::setup(
-        r1cs,
-        [&](std::string_view phase) {
-          say("  setup: %.*s (%.1f s)\n", int(phase.size()), phase.data(), ms_since(ts) / 1e3);
-        },
-        mult.get());
-    say("  setup in %.0f ms\n", ms_since(t0));
-    if (!opt.params.empty()) groth16::write_params(opt.params, pk);
-  }
-  const double key_ms = ms_since(t0);
-  const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
-
   const std::unique_ptr<groth16::ProverBackend> backend = make_prover_backend({backend_name, opt.srs_residency, opt.serial_msms});
   auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get());
   groth16::CpuBackend cpu;
 
+  bool verified = true, equal = true;
   std::map<std::string, std::vector<double>> phases;
   std::vector<double> totals;
-  bool all_verified = true, all_equal = true;
   std::size_t packed_bytes = 0;
   const std::uint64_t seed0 = ff::fresh_seed();
   const int runs = std::max(1, opt.runs);
@@ -118,10 +83,10 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
     const std::vector<ff::Fr> xs(w.inputs.begin() + 1, w.inputs.end());
     const bool ok = groth16::verify(pvk, proof, xs);
     const double verify_ms = ms_since(t0);
-    all_verified = all_verified && ok;
+    verified = verified && ok;
     if (opt.compare_cpu) {
       const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
-      all_equal = all_equal && want.to_bytes() == proof.to_bytes();
+      equal = equal && want.to_bytes() == proof.to_bytes();
     }
     say("  proof %d%s: %.1f ms (start %.1f, finish %.1f), %s\n", r, r == 0 ? " (warm-up)" : "", start_ms + finish_ms,
         start_ms, finish_ms, ok ? "verified" : "DOES NOT VERIFY");
@@ -179,20 +144,105 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
                         {"phases", ph},
                         {"device_mem_bytes", gpu ? gpu->device_bytes_held() : 0},
                         {"host_mem_bytes", peak_rss_bytes()},
-                        {"circuit_generation_ms", generate_ms},
-                        {"key_ms", key_ms},
-                        {"key_from_file", key_from_file},
-                        {"verified", all_verified}};
+                        {"verified", verified}};
   if (packed_bytes) res["packed_witness_bytes"] = packed_bytes;
-  if (opt.compare_cpu) res["equal_to_cpu_backend"] = all_equal;
+  if (opt.compare_cpu) res["equal_to_cpu_backend"] = equal;
   if (gpu) {
     res["srs_residency"] = cuda::to_string(gpu->residency_used());
     res["memory_plan"] = gpu->memory_plan();
     res["memory_tier"] = gpu->memory_tier();
     res["device_free_gib"] = double(device_free) / double(std::size_t(1) << 30);
+    res["host_rss_bytes_now"] = current_rss_bytes();
     res["concurrent_msms"] = gpu->last_phases().concurrent;
   }
-  rec["results"] = nlohmann::json::array({res});
+  all_verified = all_verified && verified;
+  all_equal = all_equal && equal;
+  (void)t0;
+  return res;
+}
+
+}  // namespace
+
+nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& command) {
+  const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(opt.scale));
+  const bool gpu_present = cuda::usable_device_count() > 0;
+  std::string backend_name = opt.backend == "auto" ? (gpu_present ? "cuda" : "cpu") : opt.backend;
+  if (backend_name != "cpu" && backend_name != "cuda")
+    throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + opt.backend + "')");
+  if (backend_name == "cuda" && !gpu_present)
+    throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
+
+  if (!opt.free_gib.empty() && backend_name != "cuda") throw std::invalid_argument("--free-gib needs --backend cuda");
+  if (!opt.free_gib.empty() && opt.ballast.empty()) throw std::invalid_argument("--free-gib needs --ballast PROGRAM");
+  if (!opt.ballast.empty() && access(opt.ballast.c_str(), X_OK) != 0)
+    throw std::invalid_argument("--ballast " + opt.ballast + ": not an executable program");
+  nlohmann::json rec = machine_info();
+  rec["command"] = command;
+  say("synthetic partition: %s\n", shape.describe().c_str());
+
+  auto t0 = Clock::now();
+  const circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
+  const double generate_ms = ms_since(t0);
+  say("  circuit generated in %.0f ms\n", generate_ms);
+
+  t0 = Clock::now();
+  groth16::ProvingKey pk;
+  bool key_from_file = false;
+  if (!opt.params.empty() && std::filesystem::exists(opt.params)) {
+    pk = groth16::read_params(opt.params);
+    key_from_file = true;
+    say("  key read from %s in %.0f ms\n", opt.params.c_str(), ms_since(t0));
+  } else {
+    // On a GPU backend the fixed-base multiplications (setup's bulk) run on the GPU too.
+    const SetupMultiplierChoice mult(backend_name == "cuda");
+    auto ts = Clock::now();
+    pk = groth16::setup(
+        r1cs,
+        [&](std::string_view phase) {
+          say("  setup: %.*s (%.1f s)\n", int(phase.size()), phase.data(), ms_since(ts) / 1e3);
+        },
+        mult.get());
+    say("  setup in %.0f ms\n", ms_since(t0));
+    if (!opt.params.empty()) groth16::write_params(opt.params, pk);
+  }
+  const double key_ms = ms_since(t0);
+  const auto pvk = groth16::PreparedVerifyingKey::from(pk.vk);
+
+  const std::vector<double> cards = opt.free_gib.empty() ? std::vector<double>{-1} : opt.free_gib;
+  bool all_verified = true, all_equal = true;
+  nlohmann::json results = nlohmann::json::array();
+  for (const double n : cards) {
+    std::optional<Ballast> ballast;
+    if (n > 0) {
+      try {
+        ballast.emplace(opt.ballast, n);
+      } catch (const std::exception& e) {
+        say("  %s\n", e.what());
+        results.push_back({{"free_gib_asked", n}, {"skipped", e.what()}});
+        continue;
+      }
+      say("=== %g GiB free: %s\n", n, ballast->said().c_str());
+    } else if (n == 0) {
+      say("=== no ballast\n");
+    }
+    nlohmann::json res;
+    try {
+      res = prove_on_card(opt, backend_name, r1cs, pk, pvk, shape, all_verified, all_equal);
+    } catch (const std::exception& e) {
+      if (n < 0) throw;  // one run: its failure is the command's
+      say("  refused or failed: %s\n", e.what());
+      res = {{"device_free_gib", double(cuda::device_free_memory(0)) / double(std::size_t(1) << 30)}, {"error", e.what()}};
+    }
+    if (n >= 0) res["free_gib_asked"] = n;
+    if (ballast) res["ballast"] = ballast->said();
+    res["circuit_generation_ms"] = generate_ms;
+    res["key_ms"] = key_ms;
+    res["key_from_file"] = key_from_file;
+    say("  result: %s\n", res.dump().c_str());  // in the log too, should the run be cut short
+    results.push_back(std::move(res));
+  }
+  rec["results"] = std::move(results);
+  rec["host_peak_rss_bytes"] = peak_rss_bytes();
   if (!all_verified) throw std::runtime_error("a benchmark proof did not verify");
   if (!all_equal) throw std::runtime_error("the backend's proof bytes differ from the CPU backend's");
   return rec;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace snarkpipe::cli {
 
@@ -15,10 +16,15 @@ struct ProveBenchOptions {
   bool compare_cpu = false;      // also prove with the CPU backend and require equal proof bytes
   std::string srs_residency = "auto";  // cuda: vram | host | auto
   bool serial_msms = false;            // cuda: the L, A, B MSMs after the H MSM, on one stream
+  // cuda: card sizes to measure in turn, each under `ballast` holding all but that many GiB of
+  // the GPU (0: no ballast). Empty: one run with the GPU as it is.
+  std::vector<double> free_gib;
+  std::string ballast;  // the ballast program (../shared/anchors/bin/ballast)
 };
 
-// The JSON record (machine, command, results) of the run; throws on any failure, including a
-// proof that does not verify.
+// The JSON record (machine, command, results: one per card size) of the run; throws on any
+// failure, including a proof that does not verify. A card size too small for every memory
+// tier is recorded as refused (with the plan's words) and the next size runs.
 nlohmann::json run_prove_bench(const ProveBenchOptions& options, const std::string& command);
 
 }  // namespace snarkpipe::cli

@@ -50,6 +50,13 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
   return 0;
 }
 
+// 16 → "16", 1.5 → "1.5" (a command line as the user would type it).
+std::string fmt_number(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
+}
+
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -225,6 +232,13 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_flag("--serial-msms", o->synthetic.serial_msms,
                 "With --backend cuda: run the L, A and B MSMs after the H MSM on one stream (by default they run on a "
                 "second stream beside the H computation and H MSM, with the key in GPU memory)");
+    c->add_option("--free-gib", o->synthetic.free_gib,
+                  "With --backend cuda: card sizes to measure in turn in this one process (the key and circuit made "
+                  "once), each with all but N GiB of the GPU held by --ballast (0: none), e.g. 16,24,0")
+        ->delimiter(',')
+        ->check(CLI::NonNegativeNumber);
+    c->add_option("--ballast", o->synthetic.ballast,
+                  "With --free-gib: the program that holds all but N GiB of the GPU (../shared/anchors/bin/ballast N)");
     c->add_flag("--compare-cpu", o->synthetic.compare_cpu, "With --circuit synthetic: also prove on the CPU backend and require identical proof bytes");
     c->add_option("--zkey", o->zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
     c->add_option("--wtns", o->wtns, "The witness")->check(CLI::ExistingFile);
@@ -239,11 +253,16 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                         if (o.circuit != "synthetic")
                           throw std::invalid_argument("--circuit: only 'synthetic' is supported here (got '" + o.circuit + "')");
                         o.synthetic.runs = o.runs;
-                        const std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + o.synthetic.scale +
+                        std::string cmd = "snarkpipe bench prove --circuit synthetic --scale " + o.synthetic.scale +
                                                 " --backend " + o.synthetic.backend + " --srs-residency " +
                                                 o.synthetic.srs_residency + " --runs " + std::to_string(o.runs) +
                                                 (o.synthetic.compare_cpu ? " --compare-cpu" : "") +
                                                 (o.synthetic.serial_msms ? " --serial-msms" : "");
+                        if (!o.synthetic.free_gib.empty()) {
+                          std::string list;
+                          for (const double n : o.synthetic.free_gib) list += (list.empty() ? "" : ",") + fmt_number(n);
+                          cmd += " --free-gib " + list + " --ballast " + o.synthetic.ballast;
+                        }
                         nlohmann::json rec = run_prove_bench(o.synthetic, cmd);
                         if (!o.note.empty()) rec["note"] = o.note;
                         return emit(rec, o.json, o.out);

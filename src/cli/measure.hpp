@@ -2,6 +2,9 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +31,16 @@ inline std::uint64_t peak_rss_bytes() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return std::uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+// The process's resident set now, in bytes (0 when /proc is not there).
+inline std::uint64_t current_rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? std::uint64_t(resident) * std::uint64_t(sysconf(_SC_PAGESIZE)) : 0;
 }
 
 // The 1-minute load average (-1 when unknown): benchmarks on a shared machine record it.
