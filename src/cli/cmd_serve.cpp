@@ -1,13 +1,20 @@
 // snarkpipe serve: the daemon (src/service) over one engine, with the CLI's built-in circuits
-// (circuits.hpp) as the circuit types POST /v1/circuits can register; --circuit registers
-// one at start. Ctrl-C or SIGTERM stops it: the server first, then the engine (which cancels
-// what is still running).
+// (circuits.hpp) as the circuit types POST /v1/circuits can register (circuits from files
+// register by path); --circuit registers one at start. Its settings: config/snarkpipe.toml's
+// [service] table, then --set service.KEY=VALUE, then the flags. It binds its port first, then
+// restores its circuits and jobs from the state directory (/v1/status says "ready").
+// Ctrl-C or SIGTERM drains it: no new work, running jobs get service.shutdown_deadline, what is
+// left stays queued for the next start; a registration still setting up is not waited for
+// (its state is durable, so the process may end under it).
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -19,6 +26,7 @@
 #include "engine/engine.hpp"
 #include "groth16/setup.hpp"
 #include "service/service.hpp"
+#include "service/service_config.hpp"
 #endif
 
 namespace snarkpipe::cli {
@@ -26,12 +34,13 @@ namespace snarkpipe::cli {
 namespace {
 
 struct ServeOptions {
-  std::string listen = "127.0.0.1:8080";
+  std::string listen;  // empty: service.listen (127.0.0.1:8080)
   std::string config_file;
   std::vector<std::string> settings;  // --set section.key=value
   std::string backend;                // empty: from the configuration
+  std::string state_dir;              // empty: service.state_dir
   CircuitSpec circuit;
-  std::string max_constraints = "2^27";  // POST /v1/circuits: the largest circuit it records
+  std::string max_constraints;  // empty: service.max_constraints (2^27)
 };
 
 #ifdef SNARKPIPE_HAVE_SERVICE
@@ -63,6 +72,13 @@ CircuitSpec spec_from_json(const nlohmann::json& body) {
   return spec;
 }
 
+// The inverse of spec_from_json: --circuit as the body POST /v1/circuits takes.
+nlohmann::json spec_to_json(const CircuitSpec& s) {
+  return {{"type", s.name},         {"constraints", s.constraints}, {"inputs", s.inputs},   {"blocks", s.blocks},
+          {"depth", s.depth},       {"scale", s.scale},             {"challenges", s.challenges},
+          {"layers", s.layers},     {"log2_nodes", s.log2_nodes},   {"parents", s.parents}, {"seed", s.seed}};
+}
+
 // A registration's size, checked before anything is built: synthetic's constraints against
 // the limit, porep-like's challenge data (its witness is drawn before it is recorded) against
 // a bound of 8 full PoRep partitions' worth. The recording itself stops at the limit too.
@@ -78,6 +94,15 @@ void check_registration(const CircuitSpec& spec, std::uint64_t max_constraints) 
                                   std::to_string(p.layers) + " layers and " + std::to_string(p.parents) +
                                   " parents is over 8 full partitions' worth: this daemon does not register it");
   }
+}
+
+// Partition k of a job seeded S proves the witness drawn from a seed mixed from S and k.
+service::CircuitType::Instance seeded_instances(const CircuitSpec& spec) {
+  return [spec](std::uint64_t seed, std::size_t partition) {
+    CircuitSpec s = spec;
+    if (s.name != "synthetic") s.seed = seed ^ (0x9E3779B97F4A7C15ull * (partition + 1));
+    return std::move(make_circuit(s).proving);
+  };
 }
 
 // Records the spec's circuit and sets up fresh keys (as bench pipeline does). Partition k of
@@ -97,36 +122,49 @@ service::CircuitType make_type(const CircuitSpec& spec, std::uint64_t max_constr
   service::CircuitType t;
   t.name = circuit_type(spec);
   t.keys = engine::make_circuit_keys(t.name, std::move(r1cs), std::move(pk));
-  t.instance = [spec](std::uint64_t seed, std::size_t partition) {
-    CircuitSpec s = spec;
-    if (s.name != "synthetic") s.seed = seed ^ (0x9E3779B97F4A7C15ull * (partition + 1));
-    return std::move(make_circuit(s).proving);
-  };
+  t.instance = seeded_instances(spec);
   return t;
 }
 
 int run_serve(const ServeOptions& o, bool register_at_start) {
-  const auto colon = o.listen.rfind(':');
+  const engine::MachineFacts machine = engine::MachineFacts::detect();
+  engine::EngineConfig config =
+      o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
+  service::ServiceConfig sc;
+  if (!o.config_file.empty()) service::load_service_config(sc, o.config_file);
+  for (const auto& s : o.settings)
+    if (!service::apply_service_override(sc, s)) engine::apply_override(config, s, machine);
+  if (!o.listen.empty()) sc.listen = o.listen;
+  if (!o.state_dir.empty()) sc.options.state_dir = o.state_dir;
+  if (!o.max_constraints.empty()) sc.max_constraints = o.max_constraints;
+  if (!o.backend.empty()) config.backend = o.backend;
+  config.backend = engine::resolve_backend(config.backend);  // auto: the GPU when there is one, as prove does
+  config.validate();
+
+  const auto colon = sc.listen.rfind(':');
   int port = -1;
   if (colon != std::string::npos) {
     try {
       std::size_t used = 0;
-      port = std::stoi(o.listen.substr(colon + 1), &used);
-      if (used != o.listen.size() - colon - 1) port = -1;
+      port = std::stoi(sc.listen.substr(colon + 1), &used);
+      if (used != sc.listen.size() - colon - 1) port = -1;
     } catch (const std::exception&) {
       port = -1;
     }
   }
-  if (port < 0 || port > 65535) throw std::invalid_argument("--listen wants HOST:PORT (PORT 0: any free port), not '" + o.listen + "'");
-  const std::string host = o.listen.substr(0, colon);
-
-  const engine::MachineFacts machine = engine::MachineFacts::detect();
-  engine::EngineConfig config =
-      o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
-  for (const auto& s : o.settings) engine::apply_override(config, s, machine);
-  if (!o.backend.empty()) config.backend = o.backend;
-  config.backend = engine::resolve_backend(config.backend);  // auto: the GPU when there is one, as prove does
-  config.validate();
+  if (port < 0 || port > 65535) throw std::invalid_argument("--listen wants HOST:PORT (PORT 0: any free port), not '" + sc.listen + "'");
+  const std::string host = sc.listen.substr(0, colon);
+  if (!service::is_loopback(host) && sc.options.tokens.empty() && !sc.allow_anonymous)
+    throw std::invalid_argument("listening on " + host + " without tokens would let anyone who reaches the port prove: "
+                                "configure [[service.tokens]] (or set service.allow_anonymous = true)");
+  // Without a state directory the daemon still keeps its jobs on disk, in a directory of its
+  // own that goes when it exits.
+  std::filesystem::path scratch;
+  if (sc.options.state_dir.empty()) {
+    char tmpl[] = "/tmp/snarkpipe-serve-XXXXXX";
+    if (!::mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary state directory in /tmp");
+    scratch = sc.options.state_dir = tmpl;
+  }
 
   // Block the stop signals before any thread starts (threads inherit the mask), so that only
   // sigwait() below sees them and the shutdown runs on this thread, in order.
@@ -137,21 +175,65 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   engine::Engine eng(config, std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend)));
-  const std::uint64_t max_constraints = parse_size(o.max_constraints);
-  service::Service svc(eng, {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },
-                             [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); }});
-  if (register_at_start) svc.add_circuit(make_type(o.circuit));
+  const std::uint64_t max_constraints = parse_size(sc.max_constraints);
+  service::Service svc(eng,
+                       {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },
+                        [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); },
+                        [](const nlohmann::json& b) { return seeded_instances(spec_from_json(b)); }},
+                       sc.options);
   const int bound = svc.start(host, port);
-  std::fprintf(stderr, "snarkpipe daemon on http://%s:%d (backend %s); Ctrl-C stops it. Engine configuration:\n",
-               host.c_str(), bound, config.backend.c_str());
+  const bool tls = !sc.options.tls_cert.empty();
+  std::fprintf(stderr, "snarkpipe daemon on %s://%s:%d (backend %s); Ctrl-C stops it. State in %s%s. Engine configuration:\n",
+               tls ? "https" : "http", host.c_str(), bound, config.backend.c_str(), sc.options.state_dir.c_str(),
+               scratch.empty() ? "" : " (temporary: set service.state_dir or --state-dir to keep jobs across restarts)");
   std::istringstream lines(config.describe());
   for (std::string line; std::getline(lines, line);) std::fprintf(stderr, "    %s\n", line.c_str());
-  if (register_at_start) std::fprintf(stderr, "  circuit: %s\n", circuit_type(o.circuit).c_str());
+  if (sc.options.tokens.empty()) std::fprintf(stderr, "  no tokens configured: anyone who reaches %s may submit\n", host.c_str());
+
+  // Recovery and --circuit off this thread, so that a stop signal is heard during them.
+  std::atomic<bool> started{false};
+  std::thread startup([&] {
+    try {
+      svc.wait_ready();
+      if (register_at_start) {
+        const nlohmann::json r = svc.register_circuit(spec_to_json(o.circuit).dump());
+        std::fprintf(stderr, "  circuit: %s\n", r.value("name", std::string()).c_str());
+      }
+      std::fprintf(stderr, "snarkpipe daemon: ready\n");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "snarkpipe daemon: start failed: %s\n", e.what());
+      ::kill(::getpid(), SIGTERM);
+    }
+    started = true;
+  });
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  std::fprintf(stderr, "snarkpipe daemon: %s, stopping\n", sig == SIGINT ? "interrupted" : "terminated");
-  svc.stop();
+  const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(sc.options.shutdown_deadline);
+  std::fprintf(stderr, "snarkpipe daemon: %s, draining (running jobs get %llds)\n", sig == SIGINT ? "interrupted" : "terminated",
+               (long long)sc.options.shutdown_deadline.count());
+  const auto [finished, left] = svc.drain(deadline);
+  std::fprintf(stderr, "snarkpipe daemon: %zu job(s) finished while draining, %zu left queued for the next start\n", finished, left);
+  // A registration setting up keys (or a request stuck in one) cannot be interrupted; what
+  // the daemon accepted is on disk already, so it ends without waiting for them.
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    svc.stop();
+    stopped = true;
+  });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (!(started && stopped) && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!(started && stopped)) {
+    std::fprintf(stderr, "snarkpipe daemon: a circuit registration is still setting up; exiting without it (nothing accepted is lost)\n");
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
+  startup.join();
+  stopper.join();
+  if (!scratch.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);
+  }
   return 0;
 }
 
@@ -163,20 +245,24 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   auto o = std::make_shared<ServeOptions>();
   auto* c = app.add_subcommand("serve", "Run the proving daemon: an HTTP JSON API, status and Prometheus metrics");
   c->footer(
-      "Endpoints: POST /v1/circuits (register a built-in circuit type: {\"type\": \"synthetic\", \"constraints\": \"2^10\"}),\n"
-      "GET /v1/circuits, GET /v1/circuits/NAME (shape and verifying key: bellperson hex, snarkjs JSON), POST /v1/jobs\n"
-      "({\"circuit\": NAME, \"partitions\": N, \"priority\": \"high\", \"idempotency_key\": K, \"seed\": S}; other fields are\n"
-      "refused, and a key reused for another request), GET /v1/jobs/ID, DELETE /v1/jobs/ID, GET /v1/status, GET /metrics.\n"
-      "Bodies over 1 MiB get 413. --circuit registers one type at\n"
-      "start. Engine settings come from the machine, then --config, then --set, then --backend. README: \"The daemon\".\n"
-      "Example: snarkpipe serve --listen 127.0.0.1:8080 --circuit synthetic --constraints 2^10");
-  c->add_option("--listen", o->listen, "HOST:PORT to serve on (PORT 0: any free port)")->capture_default_str();
-  c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
-  c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
+      "Endpoints (docs/openapi.json): POST /v1/circuits (a built-in type: {\"type\": \"synthetic\", \"constraints\": \"2^10\"};\n"
+      "or files by path: {\"name\": N, \"params\": \"c.params\", \"r1cs\": \"c.snkr1cs\" or circom's \"c.r1cs\"}), GET /v1/circuits,\n"
+      "GET /v1/circuits/NAME (shape and verifying key), POST /v1/jobs (JSON {\"circuit\", \"partitions\", \"priority\", \"seed\",\n"
+      "\"idempotency_key\"} for a seeded witness, or your witness as an application/octet-stream body with\n"
+      "?circuit=N&format=wtns|assignment|packed), GET /v1/jobs, GET /v1/jobs/ID, GET /v1/jobs/ID/wait, DELETE /v1/jobs/ID,\n"
+      "GET /v1/status, GET /metrics. Jobs live in SQLite and a spool under --state-dir and survive restarts. Settings: the\n"
+      "machine, then --config (its [engine...] and [service] tables), then --set, then the flags. README: \"The daemon\".\n"
+      "Example: snarkpipe serve --state-dir /var/lib/snarkpipe --circuit synthetic --constraints 2^10\n"
+      "Clients: snarkpipe submit / jobs / cancel.");
+  c->add_option("--listen", o->listen, "HOST:PORT to serve on (PORT 0: any free port); default service.listen, 127.0.0.1:8080");
+  c->add_option("--config", o->config_file, "Configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
+  c->add_option("--set", o->settings, "Override one configuration key: section.key=value, service.key=value too (repeatable)");
   c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, cuda, or auto (the default: the GPU when one is usable)");
+  c->add_option("--state-dir", o->state_dir,
+                "Where jobs, witnesses and proofs are kept (service.state_dir); default: a temporary directory, removed at exit");
   c->add_option("--max-constraints", o->max_constraints,
-                "The largest circuit POST /v1/circuits may register (N or 2^k); larger ones get 400 before any work")
-      ->capture_default_str();
+                "The largest circuit POST /v1/circuits may record (N or 2^k; service.max_constraints, default 2^27); larger "
+                "ones get 400 before any work");
   add_circuit_options(c, o->circuit);
 #ifdef SNARKPIPE_HAVE_SERVICE
   return {make_command(c, o, [](ServeOptions& o, const CLI::App& self) {

@@ -218,7 +218,7 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
   }
   for (const auto& [k, v] : root)
     if (k.str() != "engine" && k.str() != "synthesis" && k.str() != "gpus" && k.str() != "gpu" &&
-        k.str() != "finalizer" && k.str() != "memory")
+        k.str() != "finalizer" && k.str() != "memory" && k.str() != "service")  // [service]: the daemon's (service_config.hpp)
       throw ConfigError(source + ":" + std::to_string(v.source().begin.line) + ": unknown section or key '" +
                         std::string(k.str()) + "'");
   {

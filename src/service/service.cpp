@@ -2,62 +2,83 @@
 
 #include <httplib.h>
 
-#include <algorithm>
-#include <atomic>
-#include <charconv>
-#include <chrono>
-#include <optional>
-#include <stdexcept>
-#include <thread>
-
+#include <fcntl.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "base/hex.hpp"
+#include "circom/r1cs.hpp"
 #include "circom/snarkjs_json.hpp"
+#include "circuit/r1cs_file.hpp"
 #include "engine/witness.hpp"
 #include "groth16/params_file.hpp"
+#include "service/sha256.hpp"
+#include "service/witness_upload.hpp"
 
 namespace snarkpipe::service {
 
 namespace {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 // Bounds a single request may ask for; beyond them it is a mistake, not a workload.
 constexpr std::uint64_t MAX_PARTITIONS = 1 << 16;
-constexpr std::size_t MAX_BODY_BYTES = 1 << 20;
 // An error message quotes what the client sent, but never more than this much of it.
 constexpr std::size_t MAX_ERROR_CHARS = 300;
-// Requests are served by a pool of threads, one per connection while it is read: enough that
-// a few slow or stalled clients cannot take them all (each stalled read is dropped after
-// READ_TIMEOUT_S). A daemon open to strangers belongs behind a reverse proxy with header
-// deadlines of its own.
-constexpr unsigned MIN_HTTP_THREADS = 64;
-constexpr time_t READ_TIMEOUT_S = 2;
+// Requests are served by a pool of threads, one per connection while it is read and one per
+// long poll: enough that slow or stalled clients cannot take them all (a stalled read is
+// dropped after the read timeout). A daemon open to strangers belongs behind a reverse
+// proxy with header deadlines of its own.
+constexpr unsigned MIN_HTTP_THREADS = 256;
+// A JSON body over the limit is read on (and dropped) up to this much, so that the client
+// hears the 413; past that the connection is dropped.
+constexpr std::size_t DRAIN_BYTES = std::size_t(16) << 20;
+constexpr std::size_t PROOF_BYTES = 192;
+// How often the service looks for jobs the engine finished, and for expired ones.
+constexpr auto COMPLETION_POLL = std::chrono::milliseconds(5);
+constexpr auto JANITOR_PERIOD = std::chrono::milliseconds(500);
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+ApiError bad_request(const std::string& why) { return ApiError(400, why); }
 
 json parse_object(const std::string& body) {
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw BadRequest("malformed JSON");
-  if (!j.is_object()) throw BadRequest("the body must be a JSON object");
+  if (j.is_discarded()) throw bad_request("malformed JSON");
+  if (!j.is_object()) throw bad_request("the body must be a JSON object");
   return j;
 }
 
 std::string string_field(const json& j, const char* key, std::string fallback) {
   const auto it = j.find(key);
   if (it == j.end()) return fallback;
-  if (!it->is_string()) throw BadRequest(std::string("'") + key + "' must be a string");
+  if (!it->is_string()) throw bad_request(std::string("'") + key + "' must be a string");
   return it->get<std::string>();
 }
 
 std::uint64_t uint_field(const json& j, const char* key, std::uint64_t fallback) {
   const auto it = j.find(key);
   if (it == j.end()) return fallback;
-  if (!it->is_number_unsigned()) throw BadRequest(std::string("'") + key + "' must be a non-negative integer");
+  if (!it->is_number_unsigned()) throw bad_request(std::string("'") + key + "' must be a non-negative integer");
   return it->get<std::uint64_t>();
+}
+
+std::uint64_t parse_uint(const std::string& key, const std::string& text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw bad_request("'" + key + "' must be a non-negative integer, not '" + text + "'");
+  return v;
 }
 
 using base::hex;
@@ -74,31 +95,8 @@ void reply_error(httplib::Response& res, int status, std::string message) {
     while (!message.empty() && (static_cast<unsigned char>(message.back()) & 0xC0) == 0x80) message.pop_back();
     message += "... (" + std::to_string(dropped) + " more bytes)";
   }
+  if (status == 401) res.set_header("WWW-Authenticate", "Bearer");
   reply(res, status, {{"error", message}});
-}
-
-// The body through httplib's content reader, whatever its framing (Content-Length or chunked),
-// kept up to MAX_BODY_BYTES: a larger one is read on and dropped up to DRAIN_BYTES, so that
-// the client hears the 413, and past that the connection is dropped. Never held whole.
-constexpr std::size_t DRAIN_BYTES = std::size_t(16) << 20;
-std::optional<std::string> read_body(const httplib::Request& req, const httplib::ContentReader& reader) {
-  if (req.has_header("Content-Length")) {
-    const std::string declared = req.get_header_value("Content-Length");
-    std::uint64_t length = 0;
-    const auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), length);
-    if (ec != std::errc() || length > DRAIN_BYTES) return std::nullopt;
-  }
-  std::string body;
-  std::size_t total = 0;
-  const bool read = reader([&](const char* data, std::size_t length) {
-    total += length;
-    if (total > DRAIN_BYTES) return false;
-    if (total <= MAX_BODY_BYTES) body.append(data, length);
-    return true;
-  });
-  if (total > MAX_BODY_BYTES) return std::nullopt;
-  if (!read) throw BadRequest("the request body could not be read (the connection broke off?)");
-  return body;
 }
 
 // Runs a route and maps its exceptions to the API's error statuses, so no request can take
@@ -106,10 +104,8 @@ std::optional<std::string> read_body(const httplib::Request& req, const httplib:
 void answer(httplib::Response& res, const std::function<json()>& route) {
   try {
     reply(res, 200, route());
-  } catch (const BadRequest& e) {
-    reply_error(res, 400, e.what());
-  } catch (const NotFound& e) {
-    reply_error(res, 404, e.what());
+  } catch (const ApiError& e) {
+    reply_error(res, e.status(), e.what());
   } catch (const engine::EngineError& e) {
     reply_error(res, 400, e.what());  // a request the engine refuses (see job.hpp)
   } catch (const std::exception& e) {
@@ -117,34 +113,102 @@ void answer(httplib::Response& res, const std::function<json()>& route) {
   }
 }
 
-// A POST route whose body is read by read_body (413 past the limit).
-template <class Route>
-httplib::Server::HandlerWithContentReader with_body(Route route) {
-  return [route](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    std::optional<std::string> body;
-    try {
-      body = read_body(req, reader);
-    } catch (const BadRequest& e) {
-      return reply_error(res, 400, e.what());
-    }
-    if (!body) return reply_error(res, 413, "the body is over the " + std::to_string(MAX_BODY_BYTES >> 20) + " MiB limit");
-    answer(res, [&] { return route(*body); });
-  };
+// The body through httplib's content reader, whatever its framing (Content-Length or
+// chunked), kept up to `limit`: a larger one is read on and dropped up to DRAIN_BYTES. Never
+// held whole.
+std::string read_json_body(const httplib::Request& req, const httplib::ContentReader& reader, std::size_t limit) {
+  const std::string too_big = "the body is over the " + std::to_string(limit) + "-byte limit";
+  if (req.has_header("Content-Length")) {
+    const std::string declared = req.get_header_value("Content-Length");
+    std::uint64_t length = 0;
+    const auto [end, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), length);
+    if (ec != std::errc() || length > DRAIN_BYTES) throw ApiError(413, too_big);
+  }
+  std::string body;
+  std::size_t total = 0;
+  const bool read = reader([&](const char* data, std::size_t length) {
+    total += length;
+    if (total > DRAIN_BYTES) return false;
+    if (total <= limit) body.append(data, length);
+    return true;
+  });
+  if (total > limit) throw ApiError(413, too_big);
+  if (!read) throw bad_request("the request body could not be read (the connection broke off?)");
+  return body;
 }
+
+std::string query_string(const std::multimap<std::string, std::string>& q, const std::string& key, std::string fallback) {
+  const auto [first, last] = q.equal_range(key);
+  if (first == last) return fallback;
+  if (std::next(first) != last) throw bad_request("'" + key + "' is given twice");
+  return first->second;
+}
+
+bool is_under(const fs::path& path, const fs::path& root) {
+  const auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  return r == root.end();
+}
+
+std::string file_magic(const fs::path& path, std::size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string m(n, '\0');
+  in.read(m.data(), std::streamsize(n));
+  m.resize(std::size_t(in.gcount()));
+  return m;
+}
+
+// A name a client may give a circuit: it appears in URLs and file names.
+bool good_circuit_name(const std::string& name) {
+  if (name.empty() || name.size() > 200) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-:=,^", c);
+  });
+}
+
+// Writes with a function that takes a path (write_params, write_r1cs), durably.
+void write_durably(const fs::path& path, const std::function<void(const fs::path&)>& write) {
+  const fs::path tmp = path.string() + ".tmp-" + random_name();
+  write(tmp);
+  const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot reopen " + tmp.string() + ": " + std::strerror(errno));
+  try {
+    commit_file(fd, tmp, path);
+  } catch (...) {
+    ::close(fd);
+    remove_quietly(tmp);
+    throw;
+  }
+  ::close(fd);
+}
+
+json offsets_json(const std::vector<std::uint64_t>& starts) { return json(starts); }
 
 }  // namespace
 
-Service::Service(engine::Engine& engine, CircuitFactory factory) : engine_(engine), factory_(std::move(factory)) {}
+Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions options)
+    : engine_(engine),
+      factory_(std::move(factory)),
+      options_(std::move(options)),
+      spool_(options_.state_dir.empty() ? throw std::invalid_argument("the service needs a state directory (service.state_dir)")
+                                        : options_.state_dir),
+      store_(spool_.database()) {}
 
 Service::~Service() { stop(); }
 
-bool Service::add_circuit(CircuitType type) {
-  std::lock_guard lock(mu_);
-  if (circuits_.count(type.name) || engine_.circuits().contains(type.name)) return false;
-  auto t = std::make_shared<const CircuitType>(std::move(type));
-  engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
-  circuits_.emplace(t->name, std::move(t));
-  return true;
+std::vector<std::string> Service::routes() {
+  return {"POST /v1/circuits",     "GET /v1/circuits",         "GET /v1/circuits/{name}", "POST /v1/jobs",
+          "GET /v1/jobs",          "GET /v1/jobs/{id}",        "GET /v1/jobs/{id}/wait",  "DELETE /v1/jobs/{id}",
+          "GET /v1/status",        "GET /metrics"};
+}
+
+Caller Service::authenticate(const std::string& authorization) const {
+  if (options_.tokens.empty()) return {};
+  if (authorization.empty()) throw ApiError(401, "this daemon wants a token: send 'Authorization: Bearer TOKEN'");
+  const auto secret = bearer_secret(authorization);
+  if (!secret) throw ApiError(401, "the Authorization header must be 'Bearer TOKEN'");
+  const AccessToken* t = find_token(options_.tokens, *secret);
+  if (!t) throw ApiError(401, "unknown token (ask the operator for one: service.tokens in the daemon's configuration)");
+  return {t};
 }
 
 std::shared_ptr<const CircuitType> Service::circuit(const std::string& name) const {
@@ -153,156 +217,536 @@ std::shared_ptr<const CircuitType> Service::circuit(const std::string& name) con
   return it == circuits_.end() ? nullptr : it->second;
 }
 
-json Service::register_circuit(const std::string& body) {
+void Service::register_type(CircuitType type, const json& spec, bool persist) {
+  if (persist) store_.add_circuit({type.name, spec.dump(), unix_now()});
+  std::lock_guard lock(mu_);
+  if (circuits_.count(type.name)) return;
+  auto t = std::make_shared<const CircuitType>(std::move(type));
+  if (!engine_.circuits().contains(t->name)) engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
+  circuits_.emplace(t->name, std::move(t));
+}
+
+fs::path Service::allowed_path(const json& spec, const char* key) const {
+  const std::string text = string_field(spec, key, "");
+  if (text.empty()) throw bad_request(std::string("'") + key + "' (a path on the daemon's machine) is required");
+  std::error_code ec;
+  const fs::path path = fs::weakly_canonical(fs::absolute(text), ec);
+  if (ec || !fs::is_regular_file(path, ec)) throw bad_request(std::string("'") + key + "': no file " + text + " on the daemon's machine");
+  if (!options_.circuit_roots.empty() &&
+      std::none_of(options_.circuit_roots.begin(), options_.circuit_roots.end(), [&](const fs::path& root) {
+        std::error_code e;
+        return is_under(path, fs::weakly_canonical(root, e));
+      }))
+    throw ApiError(403, std::string("'") + key + "': " + text + " is outside the directories this daemon reads circuits from (service.circuit_roots)");
+  return path;
+}
+
+// A circuit from files: a bellperson .params and its recorded circuit (snarkpipe's .snkr1cs
+// or circom's .r1cs), each read with its own checked reader, then checked against each other.
+CircuitType Service::load_files(const json& spec) const {
+  for (const auto& [key, value] : spec.items())
+    if (key != "name" && key != "params" && key != "r1cs")
+      throw bad_request("unknown field '" + key + "' (a circuit from files is name, params, r1cs)");
+  const fs::path params = allowed_path(spec, "params"), r1cs_path = allowed_path(spec, "r1cs");
+  CircuitType t;
+  t.name = string_field(spec, "name", params.stem().string());
+  if (!good_circuit_name(t.name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
+  circuit::R1cs r1cs;
+  groth16::ProvingKey pk;
+  try {
+    const std::string magic = file_magic(r1cs_path, 8);
+    if (magic == std::string(circuit::R1CS_FILE_MAGIC, 8)) r1cs = circuit::read_r1cs(r1cs_path);
+    else if (magic.substr(0, 4) == "r1cs") r1cs = std::move(circom::read_circom_r1cs(r1cs_path.string()).r1cs);
+    else throw bad_request("'r1cs': " + r1cs_path.string() + " is neither a .snkr1cs (snarkpipe) nor a circom .r1cs file");
+    pk = groth16::read_params(params.string());
+  } catch (const ApiError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw bad_request(e.what());
+  }
+  const auto mismatch = [&](const std::string& what) {
+    return bad_request("the params " + params.string() + " do not fit the circuit " + r1cs_path.string() + ": " + what);
+  };
+  if (pk.vk.ic.size() != r1cs.num_inputs)
+    throw mismatch(std::to_string(pk.vk.ic.size()) + " IC points for " + std::to_string(r1cs.num_inputs) + " inputs");
+  if (pk.num_aux() != r1cs.num_aux)
+    throw mismatch(std::to_string(pk.num_aux()) + " L points for " + std::to_string(r1cs.num_aux) + " aux variables");
+  if (pk.domain_size() < r1cs.num_constraints)
+    throw mismatch("a domain of " + std::to_string(pk.domain_size()) + " for " + std::to_string(r1cs.num_constraints) + " constraints");
+  t.keys = engine::make_circuit_keys(t.name, std::move(r1cs), std::move(pk));
+  return t;
+}
+
+json Service::register_circuit(const std::string& body, const Caller& caller) {
+  if (!caller.admin()) throw ApiError(403, "this token may not register circuits (service.tokens: admin = true)");
+  if (draining_) throw ApiError(503, "the daemon is shutting down");
   const json spec = parse_object(body);
-  if (!factory_.name || !factory_.make) throw BadRequest("this daemon registers its circuits at start only");
   // Serialized, so two requests for the same new type set it up once.
   std::lock_guard reg(register_mu_);
+  if (spec.contains("zkey"))
+    throw bad_request("a snarkjs .zkey cannot be registered yet: register a bellperson .params with its .r1cs, or prove "
+                      "it with `snarkpipe prove --zkey`");
+  if (spec.contains("params")) {
+    const std::string name = string_field(spec, "name", fs::path(string_field(spec, "params", "")).stem().string());
+    const json stored = {{"kind", "files"}, {"body", spec}};
+    for (const auto& c : store_.circuits())
+      if (c.name == name) {
+        if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
+        if (circuit(name)) return {{"name", name}, {"created", false}};
+      }
+    if (circuit(name)) throw bad_request("circuit name '" + name + "' is taken");
+    register_type(load_files(spec), stored, true);
+    return {{"name", name}, {"created", true}};
+  }
+  if (!factory_.name || !factory_.make) throw bad_request("this daemon registers circuits from files only ('params', 'r1cs')");
   std::string name;
   try {
     name = factory_.name(spec);
     if (circuit(name)) return {{"name", name}, {"created", false}};
-    add_circuit(factory_.make(spec));
+    CircuitType t = factory_.make(spec);
+    // Its keys into the spool, so a restart proves with the same keys (and serves the same vk).
+    const std::string base = sha256_hex(name).substr(0, 32);
+    const fs::path params = spool_.circuits() / (base + ".params"), r1cs = spool_.circuits() / (base + ".snkr1cs");
+    write_durably(params, [&](const fs::path& p) { groth16::write_params(p.string(), t.keys->pk); });
+    write_durably(r1cs, [&](const fs::path& p) { circuit::write_r1cs(p, t.keys->r1cs); });
+    register_type(std::move(t), {{"kind", "builtin"}, {"body", spec}, {"params", params.string()}, {"r1cs", r1cs.string()}}, true);
   } catch (const std::invalid_argument& e) {
-    throw BadRequest(e.what());
+    throw bad_request(e.what());
   }
   return {{"name", name}, {"created", true}};
 }
 
-json Service::submit(const std::string& body) {
+std::size_t Service::in_flight(const std::string& token) const {
+  std::lock_guard lock(mu_);
+  return std::size_t(std::count_if(live_.begin(), live_.end(), [&](const auto& kv) { return kv.second.token == token; }));
+}
+
+json Service::submit(const std::string& body, const Caller& caller) {
   const json req = parse_object(body);
   for (const auto& [key, value] : req.items())
     if (key != "circuit" && key != "partitions" && key != "priority" && key != "seed" && key != "idempotency_key")
-      throw BadRequest("unknown field '" + key +
-                       "' (a job is circuit, partitions, priority, seed, idempotency_key; this daemon proves seeded "
-                       "witnesses of its registered circuits)");
+      throw bad_request("unknown field '" + key +
+                        "' (a JSON job is circuit, partitions, priority, seed, idempotency_key and proves a seeded "
+                        "witness; to prove your own witness, POST it as the body (application/octet-stream) with "
+                        "?circuit=...&format=wtns|assignment|packed)");
+  if (!ready_ || draining_) throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
   const std::string name = string_field(req, "circuit", "");
-  if (name.empty()) throw BadRequest("'circuit' (a registered circuit's name) is required");
+  if (name.empty()) throw bad_request("'circuit' (a registered circuit's name) is required");
   const auto type = circuit(name);
-  if (!type) throw BadRequest("unknown circuit '" + name + "'");
-  const std::uint64_t partitions = uint_field(req, "partitions", 1);
-  if (partitions < 1 || partitions > MAX_PARTITIONS)
-    throw BadRequest("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
-  const std::string priority_text = string_field(req, "priority", "normal");
-  const auto priority = engine::parse_priority(priority_text);
-  if (!priority) throw BadRequest("unknown priority '" + priority_text + "' (low, normal, high, critical)");
-  const std::uint64_t seed = uint_field(req, "seed", 1);
-  const std::string idempotency_key = string_field(req, "idempotency_key", "");
-  if (!idempotency_key.empty()) {
-    // The same key again returns the first job, but only for the same request.
-    const std::string canonical = json{{"circuit", name}, {"partitions", partitions}, {"priority", priority_text},
-                                       {"seed", seed}}.dump();
-    std::lock_guard lock(mu_);
-    const auto [it, fresh] = idempotent_requests_.try_emplace(idempotency_key, canonical);
-    if (!fresh && it->second != canonical)
-      throw BadRequest("idempotency_key '" + idempotency_key + "' was first used with another request (" + it->second +
-                       "); use a new key for a different job");
+  if (!type) throw bad_request("unknown circuit '" + name + "'");
+  if (!type->instance)
+    throw bad_request("circuit '" + name + "' has no seeded witnesses: upload yours (POST /v1/jobs?circuit=" + name +
+                      "&format=wtns with the .wtns as the body)");
+  StoredJob row;
+  row.circuit = name;
+  row.partitions = uint_field(req, "partitions", 1);
+  if (row.partitions < 1 || row.partitions > MAX_PARTITIONS)
+    throw bad_request("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
+  row.priority = string_field(req, "priority", "normal");
+  if (!engine::parse_priority(row.priority)) throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
+  row.seed = uint_field(req, "seed", 1);
+  row.idempotency_key = string_field(req, "idempotency_key", "");
+  row.request = json{{"circuit", name}, {"partitions", row.partitions}, {"priority", row.priority}, {"seed", row.seed}}.dump();
+  return admit(std::move(row), caller);
+}
+
+json Service::submit_upload(const std::multimap<std::string, std::string>& query, std::optional<std::uint64_t> declared,
+                            const BodyReader& read, const Caller& caller) {
+  for (const auto& [key, value] : query)
+    if (key != "circuit" && key != "partitions" && key != "priority" && key != "idempotency_key" && key != "format")
+      throw bad_request("unknown parameter '" + key + "' (an upload is circuit, format, partitions, priority, idempotency_key)");
+  if (!ready_ || draining_) throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
+  StoredJob row;
+  row.circuit = query_string(query, "circuit", "");
+  if (row.circuit.empty()) throw bad_request("'circuit' (a registered circuit's name) is required");
+  const auto type = circuit(row.circuit);
+  if (!type) throw bad_request("unknown circuit '" + row.circuit + "'");
+  const std::string format_name = query_string(query, "format", "");
+  const auto format = parse_witness_format(format_name);
+  if (!format) throw bad_request("'format' must be wtns, assignment or packed, not '" + format_name + "'");
+  row.witness_format = format_name;
+  row.partitions = parse_uint("partitions", query_string(query, "partitions", "1"));
+  if (row.partitions < 1 || row.partitions > MAX_PARTITIONS)
+    throw bad_request("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
+  if (*format == WitnessFormat::WTNS && row.partitions != 1)
+    throw bad_request("a .wtns holds one partition; upload several as 'assignment' or 'packed'");
+  row.priority = query_string(query, "priority", "normal");
+  if (!engine::parse_priority(row.priority)) throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
+  row.idempotency_key = query_string(query, "idempotency_key", "");
+
+  // Limits before a byte is read.
+  const WitnessShape shape{type->keys->r1cs.num_inputs, type->keys->r1cs.num_aux};
+  std::uint64_t limit = std::min(options_.max_upload_bytes, max_upload_bytes(*format, shape, row.partitions));
+  if (caller.token && caller.token->max_upload_bytes) limit = std::min(limit, caller.token->max_upload_bytes);
+  const std::uint64_t exact = exact_upload_bytes(*format, shape, row.partitions);
+  if (declared && exact && *declared != exact && *declared <= limit)
+    throw bad_request("the body has " + std::to_string(*declared) + " bytes; " + std::to_string(row.partitions) +
+                      " partition(s) of this circuit's assignment are " + std::to_string(exact) + " bytes");
+  if (declared && *declared > limit)
+    throw ApiError(413, "the witness is " + std::to_string(*declared) + " bytes, over this upload's limit of " + std::to_string(limit));
+  if (caller.token && in_flight(caller.name()) >= caller.token->max_jobs_in_flight)
+    throw ApiError(429, "token '" + caller.name() + "' has " + std::to_string(caller.token->max_jobs_in_flight) +
+                            " jobs in flight, its limit: wait for one to finish");
+
+  // Streamed into the spool and checked as it comes.
+  const std::string name = random_name();
+  const fs::path incoming = spool_.incoming(name + ".part");
+  const int fd = ::open(incoming.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error("cannot create " + incoming.string() + ": " + std::strerror(errno));
+  struct Cleanup {
+    int fd;
+    fs::path path;
+    ~Cleanup() {
+      if (fd >= 0) ::close(fd);
+      if (!path.empty()) remove_quietly(path);
+    }
+  } cleanup{fd, incoming};
+  std::optional<UploadChecker> checker;
+  if (*format != WitnessFormat::WTNS) checker.emplace(*format, shape, row.partitions);
+  Sha256 digest;
+  std::uint64_t total = 0;
+  std::optional<ApiError> refused;
+  const bool complete = read([&](const char* data, std::size_t size) {
+    total += size;
+    if (total > limit) {
+      refused = ApiError(413, "the witness is over this upload's limit of " + std::to_string(limit) + " bytes");
+      return false;
+    }
+    try {
+      if (checker) checker->feed(reinterpret_cast<const std::uint8_t*>(data), size);
+    } catch (const BadWitness& e) {
+      refused = bad_request(e.what());
+      return false;
+    }
+    digest.update(data, size);
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::write(fd, data + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        refused = ApiError(507, std::string("the daemon cannot store the witness: ") + std::strerror(errno));
+        return false;
+      }
+      done += std::size_t(n);
+    }
+    return true;
+  });
+  if (refused) throw *refused;
+  if (!complete) throw bad_request("the upload broke off after " + std::to_string(total) + " bytes; nothing was admitted");
+  std::vector<std::uint64_t> starts;
+  try {
+    if (checker) starts = checker->finish();
+    else check_wtns(incoming, shape);
+  } catch (const BadWitness& e) {
+    throw bad_request(e.what());
   }
+  row.witness_file = name;
+  row.witness_offsets = offsets_json(starts).dump();
+  row.request = json{{"circuit", row.circuit}, {"partitions", row.partitions}, {"priority", row.priority},
+                     {"format", format_name}, {"witness_sha256", digest.hex()}}
+                    .dump();
+  commit_file(fd, incoming, spool_.witness(name));
+  ::close(cleanup.fd);
+  cleanup.fd = -1;
+  cleanup.path = spool_.witness(name);  // removed unless admitted
+  json answer = admit(std::move(row), caller);
+  if (answer.value("created", false)) cleanup.path.clear();
+  return answer;
+}
 
-  auto publics = std::make_shared<Publics>();
-  publics->values.resize(partitions);
-  engine::WitnessSource source = [type, seed, publics](std::size_t k, groth16::Witness& out) {
-    const std::unique_ptr<circuit::Circuit> c = type->instance(seed, k);
-    engine::synthesize_into(*c, out);
-    std::lock_guard lock(publics->mu);
-    publics->values[k].assign(out.inputs.begin() + 1, out.inputs.end());
+json Service::admit(StoredJob row, const Caller& caller) {
+  if (caller.token && in_flight(caller.name()) >= caller.token->max_jobs_in_flight)
+    throw ApiError(429, "token '" + caller.name() + "' has " + std::to_string(caller.token->max_jobs_in_flight) +
+                            " jobs in flight, its limit: wait for one to finish");
+  row.token = caller.name();
+  row.created_at = unix_now();
+  const std::string key = row.idempotency_key;
+  // Keys are per token: one client cannot reach another's job by guessing its key.
+  if (!key.empty()) row.idempotency_key = row.token + '\x1f' + key;
+  auto [stored, fresh] = store_.insert(row);
+  if (!fresh) {
+    if (stored.request != row.request)
+      throw bad_request("idempotency_key '" + key + "' was first used with another request (" + stored.request +
+                        "); use a new key for a different job");
+    return {{"id", stored.id}, {"created", false}};
+  }
+  try {
+    run(stored);
+  } catch (const std::exception& e) {
+    store_.finish(stored.id, "failed", e.what(), "", unix_now());
+    remove_quietly(spool_.witness(stored.witness_file));
+    throw bad_request(e.what());
+  }
+  return {{"id", stored.id}, {"created", true}};
+}
+
+void Service::run(const StoredJob& row) {
+  const auto type = circuit(row.circuit);
+  if (!type) throw std::runtime_error("circuit '" + row.circuit + "' is not registered (any more)");
+  const auto priority = engine::parse_priority(row.priority);
+  if (!priority) throw std::runtime_error("unknown priority '" + row.priority + "'");
+  auto progress = std::make_shared<Progress>();
+  progress->publics.resize(row.partitions);
+  const auto record = [progress](std::size_t k, const groth16::Witness& out) {
+    {
+      std::lock_guard lock(progress->mu);
+      progress->publics[k].assign(out.inputs.begin() + 1, out.inputs.end());
+    }
+    ++progress->synthesized;
   };
-  const engine::JobId id =
-      engine_.submit({name, std::move(source), partitions, *priority, idempotency_key});
-  std::lock_guard lock(mu_);
-  // A repeated idempotency key returns the first job, whose record (and witnesses) stand.
-  jobs_.try_emplace(id, JobRecord{name, partitions, std::move(publics)});
-  return {{"id", id}};
-}
-
-engine::JobId Service::find_job(const std::string& id) const {
-  engine::JobId v = 0;
-  const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
-  std::lock_guard lock(mu_);
-  if (ec != std::errc() || end != id.data() + id.size() || !jobs_.count(v)) throw NotFound("unknown job '" + id + "'");
-  return v;
-}
-
-json Service::job(const std::string& id_text) const {
-  const engine::JobId id = find_job(id_text);
-  json out = {{"id", id}};
-  std::shared_ptr<Publics> publics;
+  engine::WitnessSource source;
+  if (row.witness_format.empty()) {
+    if (!type->instance) throw std::runtime_error("circuit '" + row.circuit + "' has no seeded witnesses");
+    source = [type, seed = row.seed, record](std::size_t k, groth16::Witness& out) {
+      const std::unique_ptr<circuit::Circuit> c = type->instance(seed, k);
+      engine::synthesize_into(*c, out);
+      record(k, out);
+    };
+  } else {
+    const auto format = parse_witness_format(row.witness_format);
+    if (!format) throw std::runtime_error("unknown witness format '" + row.witness_format + "'");
+    const WitnessShape shape{type->keys->r1cs.num_inputs, type->keys->r1cs.num_aux};
+    const auto starts = json::parse(row.witness_offsets).get<std::vector<std::uint64_t>>();
+    source = [file = spool_.witness(row.witness_file), format = *format, shape, starts, record](std::size_t k,
+                                                                                             groth16::Witness& out) {
+      read_uploaded_partition(file, format, shape, starts, k, out);
+      record(k, out);
+    };
+  }
+  const engine::JobId id = engine_.submit({row.circuit, std::move(source), row.partitions, *priority, ""});
   {
     std::lock_guard lock(mu_);
-    const JobRecord& r = jobs_.at(id);
-    out["circuit"] = r.circuit;
-    out["partitions"] = r.partitions;
-    publics = r.publics;
+    live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false};
   }
-  const engine::JobState state = engine_.state(id);
-  out["state"] = std::string(engine::state_name(state));
-  if (!engine::is_terminal(state)) return out;
-  const engine::JobResult r = *engine_.wait_for(id, std::chrono::milliseconds(0));
-  if (!r.error.empty()) out["error"] = r.error;
-  if (!r.ok()) return out;
+  changed_.notify_all();
+}
+
+void Service::settle(std::uint64_t id, LiveJob live, const engine::JobResult& r) {
+  bool finished = false;
+  const std::int64_t now = unix_now();
+  if (r.state == engine::JobState::DONE) {
+    json publics = json::array();
+    {
+      std::lock_guard lock(live.progress->mu);
+      for (const auto& partition : live.progress->publics) {
+        json values = json::array();
+        for (const auto& x : partition) values.push_back(x.to_decimal());
+        publics.push_back(std::move(values));
+      }
+    }
+    // The proofs on disk first: a job reads as done only once they are there.
+    write_file_durably(spool_.proof(id), r.bytes());
+    finished = store_.finish(id, "done", "", publics.dump(), now);
+    if (!finished) remove_quietly(spool_.proof(id));  // cancelled by the client meanwhile
+  } else if (live.cancel_requested) {
+    store_.finish(id, "cancelled", "cancelled by the client", "", now);
+    finished = true;
+  } else if (draining_) {
+    // Stopped by the shutdown: it stays queued and runs again at the next start.
+  } else {
+    finished = store_.finish(id, r.state == engine::JobState::FAILED ? "failed" : "cancelled", r.error, "", now);
+  }
+  if (finished) ++settled_;
+  if (finished && !live.witness_file.empty()) remove_quietly(spool_.witness(live.witness_file));
+  engine_.forget(live.engine_id);
+}
+
+void Service::completion_loop() {
+  while (!stopping_) {
+    std::vector<std::pair<std::uint64_t, LiveJob>> live;
+    {
+      std::lock_guard lock(mu_);
+      live.assign(live_.begin(), live_.end());
+    }
+    bool any = false;
+    for (auto& [id, l] : live) {
+      const auto result = engine_.wait_for(l.engine_id, std::chrono::milliseconds(0));
+      if (!result) continue;
+      {
+        std::lock_guard lock(mu_);
+        l.cancel_requested = live_.at(id).cancel_requested;
+      }
+      try {
+        settle(id, l, *result);
+      } catch (const std::exception& e) {
+        // The job stays queued in the database and runs again at the next start.
+        std::fprintf(stderr, "snarkpipe daemon: job %llu: could not record its result: %s\n", (unsigned long long)id, e.what());
+      }
+      std::lock_guard lock(mu_);
+      live_.erase(id);
+      any = true;
+    }
+    std::unique_lock lock(mu_);
+    if (any) changed_.notify_all();
+    changed_.wait_for(lock, COMPLETION_POLL, [&] { return stopping_.load(); });
+  }
+}
+
+void Service::janitor_loop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    try {
+      for (const StoredJob& gone : store_.expire(unix_now() - std::int64_t(options_.retention.count()))) {
+        remove_quietly(spool_.proof(gone.id));
+        if (!gone.witness_file.empty()) remove_quietly(spool_.witness(gone.witness_file));
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "snarkpipe daemon: expiring finished jobs failed: %s\n", e.what());
+    }
+    lock.lock();
+    changed_.wait_for(lock, JANITOR_PERIOD, [&] { return stopping_.load(); });
+  }
+}
+
+void Service::recover() {
+  try {
+    spool_.clear_incoming();
+    for (const StoredCircuit& c : store_.circuits()) {
+      try {
+        const json spec = json::parse(c.spec);
+        CircuitType t;
+        if (spec.at("kind") == "files") {
+          t = load_files(spec.at("body"));
+        } else {
+          t.name = c.name;
+          circuit::R1cs r1cs = circuit::read_r1cs(spec.at("r1cs").get<std::string>());
+          t.keys = engine::make_circuit_keys(c.name, std::move(r1cs), groth16::read_params(spec.at("params").get<std::string>()));
+          if (factory_.instance) t.instance = factory_.instance(spec.at("body"));
+        }
+        register_type(std::move(t), spec, false);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
+      }
+    }
+    for (const StoredJob& row : store_.queued()) {
+      try {
+        run(row);
+      } catch (const std::exception& e) {
+        store_.finish(row.id, "failed", std::string("at restart: ") + e.what(), "", unix_now());
+      }
+    }
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    recovery_error_ = std::current_exception();
+  }
+  std::lock_guard lock(mu_);
+  ready_ = true;
+  changed_.notify_all();
+}
+
+void Service::wait_ready() {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return ready_ || stopping_; });
+  if (recovery_error_) std::rethrow_exception(recovery_error_);
+}
+
+StoredJob Service::owned_job(const std::string& id_text, const Caller& caller) const {
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  std::optional<StoredJob> row;
+  if (ec == std::errc() && end == id_text.data() + id_text.size()) row = store_.get(id);
+  // Another token's job reads as unknown: ids are not secrets, but jobs are.
+  if (!row || (!caller.admin() && row->token != caller.name())) throw ApiError(404, "unknown job '" + id_text + "'");
+  return *row;
+}
+
+json Service::describe(const StoredJob& row) const {
+  json out = {{"id", row.id},
+              {"circuit", row.circuit},
+              {"partitions", row.partitions},
+              {"priority", row.priority},
+              {"witness", row.witness_format.empty() ? "seeded" : row.witness_format},
+              {"state", row.state},
+              {"created_at", row.created_at}};
+  if (row.state == "queued") {
+    std::lock_guard lock(mu_);
+    const auto it = live_.find(row.id);
+    if (it != live_.end()) {
+      const engine::JobState s = engine_.state(it->second.engine_id);
+      if (s == engine::JobState::RUNNING) out["state"] = "running";
+      out["partitions_synthesized"] = it->second.progress->synthesized.load();
+    }
+    return out;
+  }
+  out["finished_at"] = row.finished_at;
+  if (!row.error.empty()) out["error"] = row.error;
+  if (row.state != "done") return out;
+  std::ifstream in(spool_.proof(row.id), std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() != row.partitions * PROOF_BYTES)
+    throw std::runtime_error("job " + std::to_string(row.id) + "'s proofs are missing from the spool " + spool_.root().string());
   json proofs = json::array();
-  for (const auto& p : r.proofs) proofs.push_back(hex(p.to_bytes()));
-  json inputs = json::array();
-  std::lock_guard lock(publics->mu);
-  for (const auto& partition : publics->values) {
-    json values = json::array();
-    for (const auto& x : partition) values.push_back(x.to_decimal());
-    inputs.push_back(std::move(values));
-  }
+  for (std::size_t k = 0; k < row.partitions; ++k)
+    proofs.push_back(hex(std::span<const std::uint8_t>(bytes.data() + k * PROOF_BYTES, PROOF_BYTES)));
   out["proofs"] = std::move(proofs);
-  out["public_inputs"] = std::move(inputs);
+  out["public_inputs"] = json::parse(row.public_inputs);
   return out;
+}
+
+json Service::job(const std::string& id, const Caller& caller) const { return describe(owned_job(id, caller)); }
+
+json Service::wait(const std::string& id_text, std::chrono::milliseconds timeout, const Caller& caller) {
+  const StoredJob row = owned_job(id_text, caller);
+  if (row.state == "queued") {
+    std::unique_lock lock(mu_);
+    changed_.wait_for(lock, std::min<std::chrono::milliseconds>(timeout, options_.max_wait),
+                      [&] { return stopping_ || draining_ || (ready_ && !live_.count(row.id)); });
+  }
+  return job(id_text, caller);
+}
+
+json Service::jobs(const Caller& caller) const {
+  json out = json::array();
+  for (const StoredJob& row : store_.list(caller.admin() ? "" : caller.name(), 1000)) {
+    json j = {{"id", row.id}, {"circuit", row.circuit}, {"partitions", row.partitions}, {"state", row.state},
+              {"created_at", row.created_at}};
+    if (!row.error.empty()) j["error"] = row.error;
+    out.push_back(std::move(j));
+  }
+  return {{"jobs", std::move(out)}};
+}
+
+json Service::cancel(const std::string& id_text, const Caller& caller) {
+  const StoredJob row = owned_job(id_text, caller);
+  std::optional<engine::JobId> engine_id;
+  {
+    std::lock_guard lock(mu_);
+    const auto it = live_.find(row.id);
+    if (it != live_.end()) {
+      it->second.cancel_requested = true;
+      engine_id = it->second.engine_id;
+    }
+  }
+  // A live job is cancelled in the engine first: only one that did not finish reads as cancelled.
+  bool cancelled = engine_id ? engine_.cancel(*engine_id) : row.state == "queued";
+  if (cancelled) cancelled = store_.finish(row.id, "cancelled", "cancelled by the client", "", unix_now()) || engine_id;
+  return {{"id", row.id}, {"cancelled", cancelled}, {"state", describe(*store_.get(row.id))["state"]}};
 }
 
 json Service::circuit_info(const std::string& name) const {
   const auto type = circuit(name);
-  if (!type) throw NotFound("unknown circuit '" + name + "'");
+  if (!type) throw ApiError(404, "unknown circuit '" + name + "'");
   const groth16::VerifyingKey& vk = type->keys->pk.vk;
   // The bellperson bytes as write_vk puts them in a .vk file.
-  const std::filesystem::path tmp =
-      std::filesystem::temp_directory_path() / ("snarkpipe-vk-" + std::to_string(::getpid()) + "-" +
-                                                std::to_string(std::hash<std::string>{}(name)) + ".vk");
+  const fs::path tmp = spool_.incoming("vk-" + random_name());
   groth16::write_vk(tmp.string(), vk);
   std::ifstream in(tmp, std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
-  std::error_code ec;
-  std::filesystem::remove(tmp, ec);
+  remove_quietly(tmp);
   const circuit::R1cs& r1cs = type->keys->r1cs;
+  json witnesses = {"wtns", "assignment", "packed"};
+  if (type->instance) witnesses.push_back("seeded");
   return {{"name", name},
           {"constraints", r1cs.num_constraints},
           {"inputs", r1cs.num_inputs},
           {"aux", r1cs.num_aux},
+          {"witness_formats", witnesses},
           {"vk", {{"bellperson_hex", hex(bytes)}, {"snarkjs", circom::vk_to_json(vk)}}}};
-}
-
-json Service::cancel(const std::string& id_text) {
-  const engine::JobId id = find_job(id_text);
-  const bool cancelled = engine_.cancel(id);
-  return {{"id", id}, {"cancelled", cancelled}, {"state", std::string(engine::state_name(engine_.state(id)))}};
-}
-
-Service::JobCounts Service::count_jobs() const {
-  std::vector<std::pair<engine::JobId, std::size_t>> ids;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [id, r] : jobs_) ids.emplace_back(id, r.partitions);
-  }
-  JobCounts c;
-  for (auto s : {engine::JobState::QUEUED, engine::JobState::RUNNING, engine::JobState::DONE, engine::JobState::FAILED,
-                 engine::JobState::CANCELLED})
-    c.jobs[s] = 0;
-  for (const auto& [id, partitions] : ids) {
-    const engine::JobState s = engine_.state(id);
-    ++c.jobs[s];
-    if (s == engine::JobState::QUEUED) c.partitions_queued += partitions;
-  }
-  return c;
 }
 
 json Service::status() const {
   const engine::EngineStats s = engine_.stats();
-  const JobCounts counts = count_jobs();
   json devices = json::array();
   for (const auto& d : s.devices) {
     devices.push_back({{"index", d.index},
@@ -316,21 +760,32 @@ json Service::status() const {
                        {"partitions_proved", d.partitions_proved},
                        {"failures", d.failures}});
   }
-  json jobs = json::object();
-  for (const auto& [state, n] : counts.jobs) jobs[std::string(engine::state_name(state))] = n;
+  std::map<std::string, std::size_t> counts = {{"queued", 0}, {"running", 0}, {"done", 0}, {"failed", 0}, {"cancelled", 0}};
+  for (const auto& [state, n] : store_.count_by_state()) counts[state] = n;
+  std::size_t partitions_queued = 0;
   json circuits = json::array();
   {
     std::lock_guard lock(mu_);
+    for (const auto& [id, l] : live_) {
+      if (engine_.state(l.engine_id) == engine::JobState::RUNNING) {
+        ++counts["running"];
+        --counts["queued"];
+      } else {
+        partitions_queued += l.progress->publics.size();
+      }
+    }
     for (const auto& [name, _] : circuits_) circuits.push_back(name);
   }
-  return {{"backend", engine_.config().backend},
+  return {{"ready", ready_.load()},
+          {"draining", draining_.load()},
+          {"backend", engine_.config().backend},
           {"devices", devices},
           {"proofs",
            {{"partitions_proved", s.partitions_proved},
             {"partitions_retried", s.partitions_retried},
             {"verification_failures", s.verification_failures}}},
-          {"jobs", jobs},
-          {"partitions_queued", counts.partitions_queued},
+          {"jobs", counts},
+          {"partitions_queued", partitions_queued},
           {"memory", {{"host_budget", s.host_budget}, {"host_used", s.host_used}, {"host_peak", s.host_peak}}},
           {"buffers", {{"created", s.buffers_created}, {"reused", s.buffers_reused}, {"idle", s.buffers_idle}}},
           {"packed_witnesses", {{"created", s.packed_created}, {"idle", s.packed_idle}, {"idle_bytes", s.packed_idle_bytes}}},
@@ -339,32 +794,88 @@ json Service::status() const {
 
 int Service::start(const std::string& host, int port) {
   if (http_) throw std::logic_error("the service is already started");
-  auto http = std::make_unique<httplib::Server>();
-  http->set_payload_max_length(DRAIN_BYTES);  // read_body keeps at most MAX_BODY_BYTES
-  http->set_read_timeout(READ_TIMEOUT_S, 0);
-  http->new_task_queue = [] {
-    return new httplib::ThreadPool(std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency())));
-  };
+  std::unique_ptr<httplib::Server> http;
+  if (!options_.tls_cert.empty() || !options_.tls_key.empty()) {
+    if (options_.tls_cert.empty() || options_.tls_key.empty())
+      throw std::runtime_error("TLS wants both service.tls_cert and service.tls_key");
+    auto tls = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
+    if (!tls->is_valid())
+      throw std::runtime_error("TLS: cannot load the certificate " + options_.tls_cert + " and key " + options_.tls_key + " (PEM files)");
+    http = std::move(tls);
+  } else {
+    http = std::make_unique<httplib::Server>();
+  }
+  // Uploads are bounded by submit_upload's limits, JSON bodies by read_json_body's.
+  http->set_payload_max_length(std::max<std::uint64_t>(options_.max_upload_bytes, DRAIN_BYTES));
+  http->set_read_timeout(time_t(options_.read_timeout.count()), 0);
+  const unsigned threads = options_.http_threads ? options_.http_threads
+                                                 : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));
+  http->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   // httplib's default sets SO_REUSEPORT, which lets a second daemon bind the same port and
-  // silently take half the requests (and answer 404 for the other's jobs). SO_REUSEADDR
-  // alone still allows a restart while old connections linger in TIME_WAIT.
-  http->set_socket_options([](socket_t sock) {
+  // silently take half the requests. SO_REUSEADDR alone still allows a restart while old
+  // connections linger in TIME_WAIT.
+  auto listening = std::make_shared<socket_t>(INVALID_SOCKET);
+  http->set_socket_options([listening](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listening = sock;
   });
-  http->Post("/v1/circuits", with_body([this](const std::string& body) { return register_circuit(body); }));
-  http->Get(R"(/v1/circuits/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return circuit_info(req.matches[1]); });
+  const auto caller_of = [this](const httplib::Request& req) { return authenticate(req.get_header_value("Authorization")); };
+  const std::size_t json_limit = options_.max_json_bytes;
+  http->Post("/v1/circuits", [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    answer(res, [&] {
+      const Caller c = caller_of(req);
+      return register_circuit(read_json_body(req, reader, json_limit), c);
+    });
   });
-  http->Get("/v1/circuits", [this](const httplib::Request&, httplib::Response& res) {
-    answer(res, [&] { return json{{"circuits", status()["circuits"]}}; });
+  http->Get(R"(/v1/circuits/(.+))", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] {
+      caller_of(req);
+      return circuit_info(req.matches[1]);
+    });
   });
-  http->Post("/v1/jobs", with_body([this](const std::string& body) { return submit(body); }));
-  http->Get(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return job(req.matches[1]); });
+  http->Get("/v1/circuits", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] {
+      caller_of(req);
+      return json{{"circuits", status()["circuits"]}};
+    });
   });
-  http->Delete(R"(/v1/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return cancel(req.matches[1]); });
+  http->Post("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    answer(res, [&] {
+      const Caller c = caller_of(req);
+      if (req.get_header_value("Content-Type").rfind("application/octet-stream", 0) != 0) {
+        if (!req.params.empty()) throw bad_request("a JSON job takes no query parameters (an upload is application/octet-stream)");
+        return submit(read_json_body(req, reader, json_limit), c);
+      }
+      std::optional<std::uint64_t> declared;
+      if (req.has_header("Content-Length")) declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
+      try {
+        return submit_upload(req.params, declared, [&](const std::function<bool(const char*, std::size_t)>& sink) {
+          return reader([&](const char* d, std::size_t n) { return sink(d, n); });
+        }, c);
+      } catch (...) {
+        res.set_header("Connection", "close");  // the rest of a refused body is not read
+        throw;
+      }
+    });
+  });
+  http->Get("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return jobs(caller_of(req)); });
+  });
+  http->Get(R"(/v1/jobs/([^/]+)/wait)", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] {
+      const Caller c = caller_of(req);
+      for (const auto& [key, value] : req.params)
+        if (key != "timeout_s") throw bad_request("unknown parameter '" + key + "' (wait takes timeout_s)");
+      const std::uint64_t timeout_s = req.has_param("timeout_s") ? parse_uint("timeout_s", req.get_param_value("timeout_s")) : 30;
+      return wait(req.matches[1], std::chrono::seconds(std::min<std::uint64_t>(timeout_s, 86400)), c);
+    });
+  });
+  http->Get(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return job(req.matches[1], caller_of(req)); });
+  });
+  http->Delete(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
+    answer(res, [&] { return cancel(req.matches[1], caller_of(req)); });
   });
   http->Get("/v1/status", [this](const httplib::Request&, httplib::Response& res) {
     answer(res, [&] { return status(); });
@@ -376,16 +887,19 @@ int Service::start(const std::string& host, int port) {
       reply_error(res, 500, e.what());
     }
   });
-  // Paths no route takes, and bodies over the limit, get the API's error shape too.
+  // Paths no route takes, and bodies over httplib's own limit, get the API's error shape too.
   http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.body.empty())
       reply_error(res, res.status,
-                  res.status == 404 ? "no route " + req.method + " " + req.path
-                  : res.status == 413 ? "the body is over the " + std::to_string(MAX_BODY_BYTES >> 20) + " MiB limit"
+                  res.status == 404   ? "no route " + req.method + " " + req.path
+                  : res.status == 413 ? "the body is over this daemon's upload limit"
                                       : "HTTP " + std::to_string(res.status));
   });
   const int bound = port == 0 ? http->bind_to_any_port(host) : (http->bind_to_port(host, port) ? port : -1);
   if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
+  // httplib listens with a backlog of 5: a burst of clients overflows it and their
+  // connections are reset. listen() again on the bound socket only raises the backlog.
+  if (*listening != INVALID_SOCKET) ::listen(*listening, SOMAXCONN);
   http_ = std::move(http);
   auto returned = std::make_shared<std::atomic<bool>>(false);
   listener_ = std::thread([server = http_.get(), returned] {
@@ -395,13 +909,47 @@ int Service::start(const std::string& host, int port) {
   // stop() only reaches a server that is running; wait for it, so a stop() right after
   // start() cannot be missed and leave the listener blocked for ever.
   while (!http_->is_running() && !*returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  completion_ = std::thread([this] { completion_loop(); });
+  janitor_ = std::thread([this] { janitor_loop(); });
+  recovery_ = std::thread([this] { recover(); });
   return bound;
 }
 
+std::pair<std::size_t, std::size_t> Service::drain(std::chrono::milliseconds deadline) {
+  draining_ = true;
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  if (recovery_.joinable()) recovery_.join();
+  const std::size_t settled_before = settled_;
+  std::vector<engine::JobId> ids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, l] : live_) ids.push_back(l.engine_id);
+    changed_.notify_all();  // long polls answer now
+  }
+  // What has not started stays queued for the next start; what runs may finish.
+  for (engine::JobId id : ids)
+    if (engine_.state(id) == engine::JobState::QUEUED) engine_.cancel(id);
+  std::unique_lock lock(mu_);
+  changed_.wait_until(lock, until, [&] { return live_.empty(); });
+  ids.clear();
+  for (const auto& [id, l] : live_) ids.push_back(l.engine_id);
+  lock.unlock();
+  for (engine::JobId id : ids) engine_.cancel(id);
+  lock.lock();
+  changed_.wait_for(lock, std::chrono::seconds(10), [&] { return live_.empty(); });
+  return {settled_ - settled_before, store_.count_queued()};
+}
+
 void Service::stop() {
-  if (!http_) return;
-  http_->stop();
-  listener_.join();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    changed_.notify_all();
+  }
+  if (http_) http_->stop();
+  if (listener_.joinable()) listener_.join();
+  for (std::thread* t : {&recovery_, &completion_, &janitor_})
+    if (t->joinable()) t->join();
   http_.reset();
 }
 

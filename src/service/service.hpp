@@ -1,26 +1,47 @@
-// The daemon (DESIGN.md §2): an HTTP JSON API over one engine::Engine, its status as JSON
-// and as Prometheus metrics.
+// The daemon (DESIGN.md §2, issue 25): an HTTP JSON API over one engine::Engine, its jobs
+// durable in SQLite and an on-disk spool, its status as JSON and as Prometheus metrics.
+// docs/openapi.json is the API's full description; in short:
 //
-//   POST   /v1/circuits   {"type": "synthetic", "constraints": "2^10", ...} → {"name": ...}
-//                         registers a circuit type through the CircuitFactory (recorded and
-//                         set up once; the same parameters again return the same name)
-//   GET    /v1/circuits   → {"circuits": [names]}
-//   POST   /v1/jobs       {"circuit": NAME, "partitions": N, "priority": "HIGH",
-//                          "idempotency_key": "...", "seed": S} → {"id": ...}
-//   GET    /v1/jobs/{id}  → state, error; when done the proofs (hex of the 192-byte
-//                         encodings, partition order) and public inputs (decimal strings)
-//   DELETE /v1/jobs/{id}  → cancels a queued or running job
-//   GET    /v1/status     → engine statistics (JSON);  GET /metrics → the same, Prometheus text
+//   POST   /v1/circuits        register a circuit: a built-in type through the CircuitFactory
+//                              ({"type": "synthetic", ...}), or files by path ({"name": N,
+//                              "params": "x.params", "r1cs": "x.snkr1cs" | "x.r1cs"}); admin
+//   GET    /v1/circuits        {"circuits": [names]}
+//   GET    /v1/circuits/NAME   its shape and verifying key (bellperson hex, snarkjs JSON)
+//   POST   /v1/jobs            JSON {"circuit", "partitions", "priority", "seed",
+//                              "idempotency_key"}: a seeded witness of a built-in circuit; or
+//                              an uploaded witness as the body (application/octet-stream) with
+//                              those fields as query parameters and "format" (wtns,
+//                              assignment, packed: witness_upload.hpp) → {"id": ...}
+//   GET    /v1/jobs            the caller's jobs, newest first
+//   GET    /v1/jobs/ID         state, error; when done the proofs and public inputs
+//   GET    /v1/jobs/ID/wait    the same, once the job is finished (long poll, ?timeout_s=)
+//   DELETE /v1/jobs/ID         cancels a queued or running job
+//   GET    /v1/status, /metrics
 //
-// Errors are {"error": "..."}: 400 for a request that cannot run (malformed JSON, unknown
-// circuit, bad priority, ...), 404 for an unknown job or path.
+// Durability: a job is in the database (and its witness in the spool) before its id is
+// answered; its proofs are on disk before it reads as done. After a restart, even after
+// SIGKILL, queued and running jobs run again and finished ones keep their proofs (a job
+// finishes once, so never returns two different proofs). Finished jobs expire after
+// `retention`. drain() (SIGTERM) stops taking work, lets running jobs finish within a
+// deadline, and leaves the rest queued for the next start.
+//
+// Access: with tokens configured, every route but /v1/status and /metrics wants
+// "Authorization: Bearer T" (401 without a valid one); each token sees its own jobs, has
+// its own limits (429 past its jobs in flight, 413 past its upload size), and only admin
+// tokens register circuits (403). Errors are {"error": "..."} with the status that fits.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +50,9 @@
 
 #include "circuit/constraint_system.hpp"
 #include "engine/engine.hpp"
+#include "service/access.hpp"
+#include "service/job_store.hpp"
+#include "service/spool.hpp"
 
 namespace httplib {
 class Server;
@@ -36,98 +60,152 @@ class Server;
 
 namespace snarkpipe::service {
 
-// A circuit type the daemon proves: its keys, made once at registration, and the circuit
-// (with its witness) that partition `partition` of a job seeded `seed` proves.
+// A circuit type the daemon proves: its keys, and for a built-in type the circuit (with its
+// witness) that partition `partition` of a job seeded `seed` proves. Without `instance` the
+// circuit takes uploaded witnesses only.
 struct CircuitType {
+  using Instance = std::function<std::unique_ptr<circuit::Circuit>(std::uint64_t seed, std::size_t partition)>;
   std::string name;
   std::shared_ptr<const engine::CircuitKeys> keys;
-  std::function<std::unique_ptr<circuit::Circuit>(std::uint64_t seed, std::size_t partition)> instance;
+  Instance instance;
 };
 
-// How POST /v1/circuits turns a request body into a circuit type. `name` is cheap (no
-// recording), so a type already registered is not set up again. Both throw
-// std::invalid_argument for a body they cannot serve (answered 400).
+// How POST /v1/circuits turns a built-in type's body into a circuit type. `name` is cheap (no
+// recording), so a type already registered is not set up again; `make` records and sets up;
+// `instance` gives the seeded witnesses again at a restart (the keys come from the spool).
+// All throw std::invalid_argument for a body they cannot serve (answered 400).
 struct CircuitFactory {
   std::function<std::string(const nlohmann::json& body)> name;
   std::function<CircuitType(const nlohmann::json& body)> make;
+  std::function<CircuitType::Instance(const nlohmann::json& body)> instance;
 };
 
-// A request the API refuses (400), with the reason it gives.
-class BadRequest : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
+struct ServiceOptions {
+  std::filesystem::path state_dir;  // the database and the spool (spool.hpp); required
+  std::chrono::seconds retention{7 * 24 * 3600};     // finished jobs are deleted this long after
+  std::chrono::seconds shutdown_deadline{60};        // drain(): running jobs get this long
+  std::uint64_t max_upload_bytes = std::uint64_t(64) << 30;  // one witness upload
+  std::uint64_t max_json_bytes = 1 << 20;                    // one JSON body
+  unsigned http_threads = 0;  // 0: max(256, 8 × cores); long polls hold one each
+  std::chrono::seconds read_timeout{2};
+  std::chrono::seconds max_wait{300};  // the longest long poll
+  std::vector<AccessToken> tokens;     // empty: no authentication
+  // Where POST /v1/circuits may read files by path; empty: anywhere the daemon can read.
+  std::vector<std::filesystem::path> circuit_roots;
+  std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
 };
 
-// An unknown job (404).
-class NotFound : public std::runtime_error {
+// A refusal: the HTTP status and the reason the client reads.
+class ApiError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  ApiError(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+// Who is calling: a configured token, or anyone when none is configured.
+struct Caller {
+  const AccessToken* token = nullptr;  // null: anonymous (no tokens configured)
+  bool admin() const { return !token || token->admin; }
+  std::string name() const { return token ? token->name : std::string(); }
 };
 
 class Service {
  public:
-  // Serves `engine`, which must outlive the service. Without a factory, POST /v1/circuits
-  // answers 400 and only add_circuit() registers types.
-  explicit Service(engine::Engine& engine, CircuitFactory factory = {});
+  // Serves `engine`, which must outlive the service. Opens (or creates) the state directory.
+  // Without a factory, only circuits from files register.
+  Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions options);
   ~Service();  // stop()
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  // Registers a type with the engine; false (and nothing changes) when the name is taken.
-  bool add_circuit(CircuitType type);
-  // The type named `name`, or null.
-  std::shared_ptr<const CircuitType> circuit(const std::string& name) const;
-
-  // Binds host:port (0: a free port) and serves on threads of its own; returns the port.
-  // Throws std::runtime_error when it cannot bind.
+  // Binds host:port (0: a free port) and serves on threads of its own, then restores the
+  // registered circuits and runs again the jobs a previous run left queued (status "ready"
+  // is false until then; POST /v1/jobs answers 503). Returns the port; throws
+  // std::runtime_error when it cannot bind.
   int start(const std::string& host, int port);
-  // Stops accepting and waits for the server's threads; the engine keeps its jobs. Idempotent.
+  bool ready() const { return ready_; }
+  // Waits until start()'s recovery is done; throws what it failed with.
+  void wait_ready();
+  // Stops taking work (503), lets running jobs finish until the deadline, then cancels what
+  // is left, which stays queued in the database for the next start. Returns how many jobs
+  // finished and how many were left queued.
+  std::pair<std::size_t, std::size_t> drain(std::chrono::milliseconds deadline);
+  // Stops serving and the service's threads; the engine keeps its jobs. Idempotent.
   void stop();
+
+  // The API's routes, as "METHOD /path" in OpenAPI's path-template form.
+  static std::vector<std::string> routes();
 
   nlohmann::json status() const;     // GET /v1/status
   std::string metrics_text() const;  // GET /metrics (metrics.cpp)
 
-  // The routes without the transport: each returns its JSON body and throws BadRequest
-  // (400) or NotFound (404).
-  nlohmann::json register_circuit(const std::string& body);
-  nlohmann::json submit(const std::string& body);
-  nlohmann::json job(const std::string& id) const;
-  nlohmann::json cancel(const std::string& id);
-  // GET /v1/circuits/NAME: its shape and verifying key (bellperson .vk bytes in hex, snarkjs
-  // vk.json), so a client can check the proofs it gets.
+  // The routes without the transport; each throws ApiError.
+  nlohmann::json register_circuit(const std::string& body, const Caller& caller = {});
+  nlohmann::json submit(const std::string& body, const Caller& caller = {});
+  nlohmann::json job(const std::string& id, const Caller& caller = {}) const;
+  nlohmann::json wait(const std::string& id, std::chrono::milliseconds timeout, const Caller& caller = {});
+  nlohmann::json jobs(const Caller& caller = {}) const;
+  nlohmann::json cancel(const std::string& id, const Caller& caller = {});
   nlohmann::json circuit_info(const std::string& name) const;
+  std::shared_ptr<const CircuitType> circuit(const std::string& name) const;
+
+  // The witness upload (POST /v1/jobs with a binary body): `query` the job's fields, `read`
+  // the body's bytes as they come (false when the connection broke), `declared` the
+  // Content-Length when there was one.
+  using BodyReader = std::function<bool(const std::function<bool(const char*, std::size_t)>&)>;
+  nlohmann::json submit_upload(const std::multimap<std::string, std::string>& query, std::optional<std::uint64_t> declared,
+                               const BodyReader& read, const Caller& caller = {});
 
  private:
-  // Partition k's public inputs, written by the witness source when it synthesizes k (on the
-  // engine's synthesis workers), read once the job is done.
-  struct Publics {
+  // Partition k's public inputs, written by the witness source as it fills k, read when the
+  // job is done; and how many partitions have been filled (progress).
+  struct Progress {
     std::mutex mu;
-    std::vector<std::vector<ff::Fr>> values;
+    std::vector<std::vector<ff::Fr>> publics;
+    std::atomic<std::size_t> synthesized{0};
   };
-  struct JobRecord {
-    std::string circuit;
-    std::size_t partitions = 0;
-    std::shared_ptr<Publics> publics;
+  struct LiveJob {
+    engine::JobId engine_id = 0;
+    std::string token;
+    std::string witness_file;
+    std::shared_ptr<Progress> progress;
+    bool cancel_requested = false;
   };
-  // The service's jobs by state, and the partitions of those not started yet. The engine
-  // keeps its queues to itself (EngineStats has no queue sizes), so they are counted here
-  // from its per-job states.
-  struct JobCounts {
-    std::map<engine::JobState, std::size_t> jobs;
-    std::size_t partitions_queued = 0;
-  };
-  JobCounts count_jobs() const;
-  engine::JobId find_job(const std::string& id) const;  // throws NotFound
+
+  Caller authenticate(const std::string& authorization) const;
+  void register_type(CircuitType type, const nlohmann::json& spec, bool persist);
+  CircuitType load_files(const nlohmann::json& spec) const;
+  std::filesystem::path allowed_path(const nlohmann::json& spec, const char* key) const;
+  nlohmann::json admit(StoredJob row, const Caller& caller);
+  void run(const StoredJob& row);  // hands a stored job to the engine (under nothing)
+  StoredJob owned_job(const std::string& id, const Caller& caller) const;  // 404 for another's
+  nlohmann::json describe(const StoredJob& row) const;
+  void recover();
+  void completion_loop();
+  void janitor_loop();
+  void settle(std::uint64_t id, LiveJob live, const engine::JobResult& result);
+  std::size_t in_flight(const std::string& token) const;
 
   engine::Engine& engine_;
   const CircuitFactory factory_;
+  const ServiceOptions options_;
+  Spool spool_;
+  JobStore store_;
+
   std::mutex register_mu_;  // one registration (and its setup) at a time
-  mutable std::mutex mu_;   // circuits_, jobs_
+  mutable std::mutex mu_;   // circuits_, live_
+  std::condition_variable changed_;  // a live job finished, or the service is stopping
   std::map<std::string, std::shared_ptr<const CircuitType>> circuits_;
-  std::map<engine::JobId, JobRecord> jobs_;
-  std::map<std::string, std::string> idempotent_requests_;  // key → the request it was first used with
+  std::map<std::uint64_t, LiveJob> live_;  // jobs handed to the engine, not settled yet
+  std::atomic<bool> ready_{false}, draining_{false}, stopping_{false};
+  std::atomic<std::size_t> settled_{0};  // jobs finished since start
+  std::exception_ptr recovery_error_;
+
   std::unique_ptr<httplib::Server> http_;
-  std::thread listener_;
+  std::thread listener_, recovery_, completion_, janitor_;
 };
 
 }  // namespace snarkpipe::service

@@ -1,0 +1,94 @@
+#include "service/client.hpp"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace snarkpipe::service {
+
+using nlohmann::json;
+
+namespace {
+
+json parse_answer(const httplib::Result& r, const std::string& what) {
+  if (!r) throw ClientError(0, what + ": no answer (" + httplib::to_string(r.error()) + ")");
+  json j = json::parse(r->body, nullptr, false);
+  if (r->status != 200) {
+    const std::string why = !j.is_discarded() && j.is_object() && j.contains("error") ? j["error"].get<std::string>() : r->body;
+    throw ClientError(r->status, what + ": HTTP " + std::to_string(r->status) + ": " + why);
+  }
+  if (j.is_discarded()) throw ClientError(r->status, what + ": the answer is not JSON");
+  return j;
+}
+
+bool terminal(const json& job) {
+  const std::string s = job.value("state", "");
+  return s == "done" || s == "failed" || s == "cancelled";
+}
+
+}  // namespace
+
+Client::Client(const std::string& server, const std::string& token, const std::string& ca_cert) : server_(server) {
+  http_ = std::make_unique<httplib::Client>(server);
+  if (!http_->is_valid()) throw ClientError(0, "'" + server + "' is not a server URL (http://HOST:PORT or https://HOST:PORT)");
+  if (!token.empty()) http_->set_bearer_token_auth(token);
+  if (!ca_cert.empty()) http_->set_ca_cert_path(ca_cert.c_str());
+  http_->set_connection_timeout(10, 0);
+  http_->set_read_timeout(330, 0);  // a long poll lasts up to the daemon's max_wait (300 s)
+  http_->set_write_timeout(60, 0);
+}
+
+Client::~Client() = default;
+
+json Client::call(const std::string& method, const std::string& path) {
+  const httplib::Result r = method == "DELETE" ? http_->Delete(path.c_str()) : http_->Get(path.c_str());
+  return parse_answer(r, method + " " + server_ + path);
+}
+
+json Client::submit(const Upload& u) {
+  httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
+                       {"priority", u.priority}};
+  if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
+  const std::string path = httplib::append_query_params("/v1/jobs", q);
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(u.file, ec);
+  if (ec) throw ClientError(0, "cannot read the witness " + u.file + ": " + ec.message());
+  auto in = std::make_shared<std::ifstream>(u.file, std::ios::binary);
+  if (!*in) throw ClientError(0, "cannot open the witness " + u.file);
+  // Streamed from the file in blocks: a PoRep witness is never held whole.
+  const httplib::Result r = http_->Post(
+      path.c_str(), std::size_t(size),
+      [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        static thread_local std::vector<char> buf(1 << 20);
+        in->seekg(std::streamoff(offset));
+        const std::size_t n = std::min(length, buf.size());
+        in->read(buf.data(), std::streamsize(n));
+        if (in->gcount() <= 0) return false;
+        sink.write(buf.data(), std::size_t(in->gcount()));
+        return true;
+      },
+      "application/octet-stream");
+  return parse_answer(r, "POST " + server_ + "/v1/jobs");
+}
+
+json Client::job(std::uint64_t id) { return call("GET", "/v1/jobs/" + std::to_string(id)); }
+
+json Client::wait(std::uint64_t id, std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(until - std::chrono::steady_clock::now());
+    const long long poll = std::max<long long>(1, std::min<long long>(left.count(), 300));
+    json j = call("GET", "/v1/jobs/" + std::to_string(id) + "/wait?timeout_s=" + std::to_string(poll));
+    if (terminal(j) || std::chrono::steady_clock::now() >= until) return j;
+    if (j.value("state", "") == "queued" && !j.contains("partitions_synthesized"))
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the daemon is draining or starting
+  }
+}
+
+json Client::jobs() { return call("GET", "/v1/jobs"); }
+json Client::cancel(std::uint64_t id) { return call("DELETE", "/v1/jobs/" + std::to_string(id)); }
+json Client::circuit(const std::string& name) { return call("GET", "/v1/circuits/" + name); }
+
+}  // namespace snarkpipe::service
