@@ -40,5 +40,6 @@ std::vector<Command> register_gpu_bench_commands(CLI::App& app);  // cmd_bench_g
 std::vector<Command> register_serve_commands(CLI::App& app);      // cmd_serve.cpp
 std::vector<Command> register_hash_commands(CLI::App& app);       // cmd_hash.cpp
 std::vector<Command> register_filecoin_commands(CLI::App& app);   // cmd_filecoin.cpp
+std::vector<Command> register_soak_commands(CLI::App& app);       // bench_soak.cpp (under bench)
 
 }  // namespace snarkpipe::cli

@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   for (auto* group : {snarkpipe::cli::register_bench_commands, snarkpipe::cli::register_gpu_bench_commands,
                       snarkpipe::cli::register_synthetic_commands, snarkpipe::cli::register_workload_commands,
                       snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands,
-                      snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands})
+                      snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands,
+                      snarkpipe::cli::register_soak_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
   struct SelftestOptions {

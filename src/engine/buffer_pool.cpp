@@ -48,11 +48,17 @@ WitnessBufferPool::Handle WitnessBufferPool::try_acquire(std::size_t inputs, std
   }
   b->witness.inputs.clear();
   b->witness.aux.clear();
+  ++in_use_;
   return b;
 }
 
 void WitnessBufferPool::give_back(Handle buffer) {
   std::lock_guard lock(mu_);
+  --in_use_;
+  if (capacity_bytes(*buffer) > buffer->charged) {
+    budget_.release(buffer->charged);
+    return;
+  }
   idle_.push_back(std::move(buffer));
 }
 
@@ -89,6 +95,18 @@ std::vector<WitnessBufferPool::Handle> WitnessBufferPool::trim(std::uint64_t byt
 std::size_t WitnessBufferPool::idle() const {
   std::lock_guard lock(mu_);
   return idle_.size();
+}
+
+std::uint64_t WitnessBufferPool::idle_bytes() const {
+  std::lock_guard lock(mu_);
+  std::uint64_t bytes = 0;
+  for (const auto& b : idle_) bytes += b->charged;
+  return bytes;
+}
+
+std::size_t WitnessBufferPool::in_use() const {
+  std::lock_guard lock(mu_);
+  return in_use_;
 }
 
 std::size_t WitnessBufferPool::created() const {

@@ -32,7 +32,9 @@ class WitnessBufferPool {
   // that is big enough, else an idle one grown, else a new one (reserving what it adds);
   // nullptr when the budget cannot take the extra bytes.
   Handle try_acquire(std::size_t inputs, std::size_t aux);
-  // Back to the idle list; its bytes stay charged.
+  // Back to the idle list; its bytes stay charged. A buffer whose capacity grew past its
+  // charge (a witness source that recharge() refused) is freed instead, its charge released:
+  // kept, it would hold memory the budget does not count.
   void give_back(Handle buffer);
   // After a witness source filled the buffer: charges any capacity it grew beyond what was
   // charged. False (nothing charged) when the budget cannot take it.
@@ -44,6 +46,8 @@ class WitnessBufferPool {
   std::vector<Handle> trim(std::uint64_t bytes, std::size_t inputs, std::size_t aux);
 
   std::size_t idle() const;
+  std::uint64_t idle_bytes() const;  // the idle buffers' charge
+  std::size_t in_use() const;        // acquired and not given back
   std::size_t created() const;
   std::size_t reused() const;
 
@@ -55,7 +59,7 @@ class WitnessBufferPool {
   MemoryBudget& budget_;
   mutable std::mutex mu_;
   std::vector<Handle> idle_;
-  std::size_t created_ = 0, reused_ = 0;
+  std::size_t created_ = 0, reused_ = 0, in_use_ = 0;
 };
 
 }  // namespace snarkpipe::engine

@@ -309,6 +309,9 @@ EngineStats Engine::stats() const {
   s.buffers_created = pool_.created();
   s.buffers_reused = pool_.reused();
   s.buffers_idle = pool_.idle();
+  s.buffers_in_use = pool_.in_use();
+  s.buffers_idle_bytes = pool_.idle_bytes();
+  s.resident_bytes = store_.resident_bytes();
   s.packed_created = packed_created_;
   s.packed_idle = spare_packed_.size();
   for (const SparePacked& p : spare_packed_) s.packed_idle_bytes += p.charge;

@@ -63,6 +63,9 @@ struct EngineStats {
   std::uint64_t host_budget = 0, host_used = 0, host_peak = 0;
   std::vector<DeviceStatus> devices;  // by device slot (the timeline's device numbers)
   std::size_t buffers_created = 0, buffers_reused = 0, buffers_idle = 0;
+  std::size_t buffers_in_use = 0;        // witness buffers held by partitions now
+  std::uint64_t buffers_idle_bytes = 0;  // the idle ones' host charge
+  std::uint64_t resident_bytes = 0;      // the circuit store's residents' host charge
   // Packed witnesses (a backend that takes them): made so far, and kept idle for reuse with
   // the host bytes they stay charged for.
   std::size_t packed_created = 0, packed_idle = 0;

@@ -125,6 +125,36 @@ TEST(WitnessBufferPool, ReusesChargesAndTrims) {
   EXPECT_EQ(b.used(), 0u);
 }
 
+// A witness source that grew its buffer past what the budget could take (recharge refused):
+// the buffer does not go back to the pool holding memory the budget does not count (soak).
+TEST(WitnessBufferPool, AGrownBufferTheBudgetRefusedIsFreed) {
+  const std::uint64_t seed = test_seed("WitnessBufferPool.Grown");
+  const std::size_t n = 10 + seed % 50;
+  MemoryBudget b("host", 4 * n * 32);
+  WitnessBufferPool pool(b);
+  auto x = pool.try_acquire(1, n - 1);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(pool.in_use(), 1u);
+  x->witness.aux.reserve(8 * n);  // past the budget
+  EXPECT_FALSE(pool.recharge(*x));
+  EXPECT_EQ(b.used(), n * 32);
+  pool.give_back(std::move(x));
+  EXPECT_EQ(pool.in_use(), 0u);
+  EXPECT_EQ(pool.idle(), 0u);
+  EXPECT_EQ(pool.idle_bytes(), 0u);
+  EXPECT_EQ(b.used(), 0u);
+  // One that grew within the budget is recharged and kept, charged for what it holds.
+  auto y = pool.try_acquire(1, n - 1);
+  ASSERT_TRUE(y);
+  y->witness.aux.reserve(2 * n);
+  ASSERT_TRUE(pool.recharge(*y));
+  const std::uint64_t held = (y->witness.inputs.capacity() + y->witness.aux.capacity()) * 32;
+  pool.give_back(std::move(y));
+  EXPECT_EQ(pool.idle(), 1u);
+  EXPECT_EQ(pool.idle_bytes(), held);
+  EXPECT_EQ(b.used(), held);
+}
+
 TEST(CircuitStore, LoadsOncePinsAndEvictsLeastRecentlyUsed) {
   const std::uint64_t seed = test_seed("CircuitStore.Lru");
   std::vector<snarkpipe::testing::TinyCircuit> circuits;
