@@ -58,12 +58,24 @@ std::uint64_t unsigned_number(const json& obj, const char* key, const std::strin
   return v.get<std::uint64_t>();
 }
 
+// A value for an error message: a string (cut short), or the kind of value. Never dump(): it
+// recurses, and a hostile record nests arrays deep enough to overflow the stack (issue 27).
+std::string describe(const json& v) {
+  if (!v.is_string()) return std::string("(a JSON ") + v.type_name() + ")";
+  const std::string& s = v.get_ref<const std::string&>();
+  return "\"" + s.substr(0, 64) + (s.size() > 64 ? "...\"" : "\"");
+}
+
 }  // namespace
 
 SealRecord parse_seal_record(std::string_view text) {
   json j;
   try {
-    j = json::parse(text);
+    // A record is a few levels deep; deeper input is refused as it is read.
+    j = json::parse(text, [](int depth, json::parse_event_t, json&) {
+      if (depth > 64) throw SealInputError("record", "nested deeper than 64 levels");
+      return true;
+    });
   } catch (const json::parse_error& e) {
     throw SealInputError("record", std::string("not JSON: ") + e.what());
   }
@@ -89,7 +101,7 @@ SealRecord parse_seal_record(std::string_view text) {
     if (!it->is_array()) throw SealInputError("porep_config.api_features", "must be an array");
     for (const json& f : *it) {
       const auto feature = f.is_string() ? parse_api_feature(f.get_ref<const std::string&>()) : std::nullopt;
-      if (!feature) throw SealInputError("porep_config.api_features", "unknown feature " + f.dump());
+      if (!feature) throw SealInputError("porep_config.api_features", "unknown feature " + describe(f));
       if (*feature == ApiFeature::NonInteractivePoRep)
         throw SealInputError("porep_config.api_features",
                              "NonInteractivePoRep proofs are SnarkPack aggregates, which verify-seal does not check");
