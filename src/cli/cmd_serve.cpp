@@ -224,7 +224,8 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   while (!(started && stopped) && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!(started && stopped)) {
-    std::fprintf(stderr, "snarkpipe daemon: a circuit registration is still setting up; exiting without it (nothing accepted is lost)\n");
+    std::fprintf(stderr, "snarkpipe daemon: requests still running after 3 s (a circuit registration setting up keys?); exiting "
+                 "without them (nothing accepted is lost)\n");
     std::fflush(stderr);
     std::_Exit(0);
   }

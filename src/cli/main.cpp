@@ -10,6 +10,10 @@
 #include "cuda/device_info.hpp"
 #include "cuda/memory_plan.hpp"
 
+namespace snarkpipe::cli {
+std::vector<Command> register_client_commands(CLI::App& app);  // cmd_client.cpp: submit, jobs, cancel
+}
+
 namespace {
 
 constexpr const char* DESCRIPTION = R"(snarkpipe — a Groth16 proving engine over BLS12-381
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
                       snarkpipe::cli::register_synthetic_commands, snarkpipe::cli::register_workload_commands,
                       snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands,
                       snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands,
+                      snarkpipe::cli::register_client_commands,
                       snarkpipe::cli::register_soak_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 

@@ -808,6 +808,9 @@ int Service::start(const std::string& host, int port) {
   // Uploads are bounded by submit_upload's limits, JSON bodies by read_json_body's.
   http->set_payload_max_length(std::max<std::uint64_t>(options_.max_upload_bytes, DRAIN_BYTES));
   http->set_read_timeout(time_t(options_.read_timeout.count()), 0);
+  // An idle keep-alive connection holds a thread, and stop() waits for it: 1 s is plenty
+  // between a client's calls.
+  http->set_keep_alive_timeout(1);
   const unsigned threads = options_.http_threads ? options_.http_threads
                                                  : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));
   http->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
