@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <tuple>
 
 #include "circuit/coefficient_codes.hpp"
 #include "circuit/synthetic_shape.hpp"
@@ -16,6 +18,12 @@ namespace {
 constexpr std::size_t FR = 32, G1 = sizeof(ec::G1Affine), G2 = sizeof(ec::G2Affine);
 constexpr std::size_t RUNTIME_HEADROOM = std::size_t(1) << 30;
 constexpr std::size_t LARGEST_PIECE = std::size_t(1) << 25, SMALLEST_PIECE = std::size_t(1) << 20;
+// Below this the second streamer's MSMs are bound by their own arithmetic (2^21 pieces took
+// 1.5-1.9x the 2^23 time at 24 GiB), and after the H MSM is as good.
+constexpr std::size_t SMALLEST_TAIL_PIECE = std::size_t(1) << 21;
+// Key pieces this large stream the H MSM at nearly its resident speed (977 against 950 ms at
+// 2^23, full shape); larger ones only take memory the L, A, B MSMs could use.
+constexpr std::size_t GOOD_PIECE = std::size_t(1) << 23;
 
 // Bytes of the temporaries one GpuMsm pass over n scalars and `windows` windows of c bits
 // takes from its pool (msm_impl.cuh: keys and values twice, pieces, one level, buckets).
@@ -147,7 +155,8 @@ ProofShape ProofShape::porep_partition(double scale) {
   return s;
 }
 
-MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece_points, bool abc_from_host) {
+MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece_points, bool abc_from_host,
+                         std::size_t tail_piece_points) {
   MemoryPlan p;
   p.tier = tier;
   const std::size_t m = s.domain(), columns = s.inputs + s.aux;
@@ -158,14 +167,24 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   p.abc_from_host = bounded && !s.evaluated && abc_from_host;
   p.streams_circuit = !s.evaluated && (tier == MemoryTier::circuit_streamed || (bounded && !p.abc_from_host));
   p.piece_points = key_resident ? 0 : (piece_points ? piece_points : LARGEST_PIECE);
+  // Beside the H MSM z must be on the device: not in tier 4's a/b/c-from-host variant (nor
+  // for an evaluated assignment in tier 4, whose z comes after H as well).
+  const bool z_late = bounded && (p.abc_from_host || s.evaluated);
+  p.tail_piece_points = key_resident || z_late ? 0 : std::min(tail_piece_points, p.piece_points);
+  const std::size_t T = p.tail_piece_points;
   auto add = [&](std::string what, Place where, std::size_t bytes, bool phase = false) {
     p.items.push_back({std::move(what), where, bytes, phase});
   };
   // A streamed matrix's piece buffers (row pointers, columns and codes), never more than the circuit.
   const std::size_t csr_piece = std::min(CSR_PIECE_NNZ * 8 + (CSR_PIECE_ROWS + 1) * 8, s.circuit_bytes);
+  // The L, A, B MSMs beside the H MSM: the second streamer's MSM temporaries (its two piece
+  // buffers live as long as it does: a fixed item).
+  const std::size_t tail_bytes = T ? streamed_temp_bytes(T) : 0;
+  const std::string beside = "the L, A, B MSMs' pieces beside it";
 
   add("proving key", key_resident ? Place::device : Place::pinned_host, s.key_bytes());
   if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
+  if (T) add("second streamer's key pieces (2 × " + std::to_string(T) + " G1 points)", Place::device, 2 * T * G1);
   if (!s.evaluated) {
     add("recorded circuit", circuit_resident ? Place::device : p.streams_circuit ? Place::pinned_host : Place::host,
         s.circuit_bytes);
@@ -176,7 +195,7 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   // the device can hold (launches failed with "out of memory" with 0.4 GiB left: H200, full
   // shape at 16 GiB free, and 1/16 at 2 GiB; bench/results/prove/tiers-*-2026-12-02.json).
   add("CUDA runtime headroom", Place::device, RUNTIME_HEADROOM);
-  if (!bounded) {
+  if (!bounded && !T) {
     add("witness z", Place::device, columns * FR);
     add("a, b, c", Place::device, 3 * m * FR);
     // Tier 3 transforms with compact twiddles (two small tables): only the scratch vector.
@@ -188,22 +207,36 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
     } else {
       add("MSM temporaries (one piece at a time)", Place::device, streamed_temp_bytes(p.piece_points));
     }
-    for (const auto& it : p.items)
-      if (it.where == Place::device) p.device_bytes += it.bytes;
+  } else if (!bounded) {
+    // Two phases (prover.cu gives the H phase's blocks back before the MSMs start): H with
+    // a, b, c and the NTT's scratch, then the H MSM over h with the L, A, B MSMs beside it.
+    add("witness z", Place::device, columns * FR);
+    if (tier == MemoryTier::key_streamed) add("NTT tables", Place::device, 2 * m * FR);
+    add("H phase: a, b, c and the NTT scratch", Place::device, 4 * m * FR, true);
+    add("MSM phase: h, the H MSM's piece, " + beside, Place::device,
+        m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1) + tail_bytes, true);
   } else {
     // One phase at a time (src/cuda/prover.cu, bounded_quotient): H with one full-size
     // vector and the NTT's scratch (compact twiddles), a second vector staged in pinned host
-    // memory; then the H MSM over that vector; then the L, A, B MSMs. z stays on the device
-    // throughout when the circuit streams (its SpMV reads z); otherwise it comes after H.
+    // memory; then the H MSM over that vector; then the L, A, B MSMs (or those beside the H
+    // MSM). z stays on the device throughout when the circuit streams (its SpMV reads z);
+    // otherwise it comes after H.
     const std::size_t stage_piece = std::min(m, H_STAGE_PIECE) * FR;
     if (p.streams_circuit) add("witness z", Place::device, columns * FR);
     add("H phase: one vector, NTT scratch and tables, a staging piece", Place::device,
         2 * m * FR + stage_piece + (std::size_t(1) << 20), true);
-    add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1), true);
-    add(p.streams_circuit ? "L, A, B phase: the piece's MSM" : "L, A, B phase: z and the piece's MSM", Place::device,
-        (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points), true);
+    if (T) {
+      add("MSM phase: h, the H MSM's piece, " + beside, Place::device,
+          m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1) + tail_bytes, true);
+    } else {
+      add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1), true);
+      add(p.streams_circuit ? "L, A, B phase: the piece's MSM" : "L, A, B phase: z and the piece's MSM", Place::device,
+          (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points), true);
+    }
     add("one vector staged for H", Place::pinned_host, m * FR);
     if (p.abc_from_host) add("a, b, c (evaluated on the host)", Place::pinned_host, 3 * s.constraints * FR);
+  }
+  {
     std::size_t fixed = 0, phase = 0;
     for (const auto& it : p.items) {
       if (it.where != Place::device) continue;
@@ -244,14 +277,34 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
     // evaluate a, b, c (z after H); an evaluated assignment has its a, b, c already.
     const bool variants = tier == MemoryTier::bounded_h && !r.shape.evaluated;
     for (const bool host_abc : variants ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+      // Of the piece sizes that fit, the best: the H MSM's pieces up to GOOD_PIECE first (it
+      // is bound by arithmetic, and smaller pieces cost it more passes: 2^21 pieces took 17 %
+      // longer than 2^23 at 24 GiB), then the L, A, B MSMs beside it with pieces as large as
+      // possible (down to SMALLEST_TAIL_PIECE; with the key streamed the bus bounds them, so
+      // beside the H MSM they cost little), then after it; then larger pieces.
+      std::optional<MemoryPlan> best;
+      auto score = [](const MemoryPlan& p) {
+        return std::tuple(std::min(p.piece_points, GOOD_PIECE), p.tail_piece_points, p.piece_points);
+      };
       for (const std::size_t piece : pieces) {
-        MemoryPlan p = plan_for_tier(r.shape, tier, piece, host_abc);
-        p.available_bytes = available;
-        p.device_name = r.device_name;
-        if (p.device_bytes <= available) return p;
-        if (!have_smallest || p.device_bytes < smallest.device_bytes) smallest = p, have_smallest = true;
+        std::vector<std::size_t> tails;
+        if (tier != MemoryTier::resident && r.concurrent_msms)
+          for (std::size_t t = piece; t >= SMALLEST_TAIL_PIECE; t /= 2) tails.push_back(t);
+        tails.push_back(0);
+        for (const std::size_t tail : tails) {
+          MemoryPlan p = plan_for_tier(r.shape, tier, piece, host_abc, tail);
+          if (tail && !p.tail_piece_points) continue;  // this variant has no MSMs beside H's
+          p.available_bytes = available;
+          p.device_name = r.device_name;
+          if (p.device_bytes <= available) {
+            if (!best || score(p) > score(*best)) best = std::move(p);
+          } else if (!have_smallest || p.device_bytes < smallest.device_bytes) {
+            smallest = std::move(p), have_smallest = true;
+          }
+        }
         if (tier == MemoryTier::resident) break;  // no pieces to shrink
       }
+      if (best) return *best;
     }
   }
   std::string why = r.device_name + " has " + format_gib(r.device_free) + " free" +
@@ -271,6 +324,7 @@ std::string MemoryPlan::summary() const {
                    : abc_from_host           ? ", a/b/c from the host"
                    : streams_circuit         ? ", circuit streamed"
                                              : "") +
+                  (tail_piece_points ? ", L/A/B beside the H MSM" : "") +
                   "): " + format_gib(device_bytes) + " planned";
   if (available_bytes) s += " of " + format_gib(available_bytes) + " free";
   if (!device_name.empty()) s += " on " + device_name;

@@ -17,6 +17,11 @@
 //                     and a second staged in pinned host memory, then the H MSM, then the L,
 //                     A, B MSMs. Where even z cannot stay beside H's vectors, the host
 //                     evaluates a, b, c instead and z comes after H (2^27: about 10 GiB).
+// In tiers 2 to 4 the L, A, B MSMs run beside the H MSM where the memory allows, through a
+// second streamer (tail_piece_points): the H MSM is bound by arithmetic (2^27 scalars of 255
+// bits), the L, A, B MSMs by the bus (their scalars are mostly 0 or 1), so together they take
+// about as long as the H MSM alone. The plan then counts two phases: H (a, b, c, the NTT's
+// scratch) and the MSMs (h, both MSMs' temporaries, the second streamer's pieces).
 // An evaluated assignment (a, b, c from the caller, the Filecoin ABI) has no circuit: tiers
 // 1, 2 and 4, with a, b, c on the bus in each.
 //
@@ -84,6 +89,9 @@ struct MemoryPlan {
   std::size_t bus_bytes_per_partition = 0;  // host → device, witness included
   bool streams_circuit = false;  // tiers 3 and 4: the circuit's matrices stream per SpMV
   bool abc_from_host = false;    // tier 4 in the least memory: the host evaluates a, b, c
+  // Tiers 2-4: the L, A, B MSMs beside the H MSM through a second streamer of pieces of this
+  // many G1 points; 0: after it, through the first.
+  std::size_t tail_piece_points = 0;
   std::vector<PlanItem> items;
   std::string device_name;
 
@@ -109,6 +117,7 @@ struct PlanRequest {
   std::size_t budget = 0;       // memory.device_budget (0: none)
   TierChoice choice = TierChoice::any;
   std::size_t piece_points = 0;  // 0: the largest that fits, 2^25 down to 2^20
+  bool concurrent_msms = true;   // tiers 2-4 may run the L, A, B MSMs beside the H MSM
   std::string device_name = "the GPU";
 };
 
@@ -116,9 +125,11 @@ struct PlanRequest {
 // the numbers (the smallest tier's need, what the device has, what to do) when none fits.
 MemoryPlan plan_device_memory(const PlanRequest& request);
 // The plan of one tier regardless of fit (piece_points 0: 2^25), for reports and tests;
-// abc_from_host picks tier 4's variant for the least memory (a recorded circuit only).
+// abc_from_host picks tier 4's variant for the least memory (a recorded circuit only);
+// tail_piece_points > 0 runs the L, A, B MSMs beside the H MSM (tiers 2-4; not with
+// abc_from_host, whose z comes after the H MSM).
 MemoryPlan plan_for_tier(const ProofShape& shape, MemoryTier tier, std::size_t piece_points = 0,
-                         bool abc_from_host = false);
+                         bool abc_from_host = false, std::size_t tail_piece_points = 0);
 
 // What setup's fixed-base multiplications on the GPU hold (cuda/fixed_base.cu: the G1 and G2
 // tables and one batch of 2^22 scalars each, XYZZ and affine results), whatever the circuit.

@@ -282,6 +282,10 @@ struct CudaBackend::Impl {
   PinnedBuffer host_abc, host_aux;
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
+  // ... and, where the plan has room (tail_piece_points), the L, A, B MSMs through a second
+  // streamer on the second stream, beside the H MSM.
+  std::unique_ptr<BaseStreamer> tail_streamer;
+  std::map<const groth16::ProvingKey*, std::size_t> tail_piece;  // per key: its plan's (0: none)
 
   std::size_t g1_piece() const {
     return options.host_piece_points ? options.host_piece_points
@@ -308,6 +312,7 @@ struct CudaBackend::Impl {
     uploader.reset();
     keys.clear();
     circuits.clear();
+    tail_streamer.reset();
     streamer.reset();
     for (auto e : marks) cudaEventDestroy(e);
     for (auto e : tail_marks) cudaEventDestroy(e);
@@ -531,13 +536,20 @@ struct CudaBackend::Impl {
 
   // Σ s_i·P_i over a query whose points stay in host memory (see BaseStreamer).
   // With cols the scalars are s[cols[i]] (a query over z, read in place: no gathered copy).
+  // The streamer, pool and stream are the first (H MSM) or the second (L, A, B beside it).
   template <class C>
   ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, const uint32_t* cols,
                                std::size_t n, bool split01) {
-    return streamer->run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
+    return streamed_msm(*streamer, pool, stream, points, s, cols, n, split01);
+  }
+  template <class C>
+  ec::Jacobian<C> streamed_msm(BaseStreamer& through, BufferPool& on, cudaStream_t st,
+                               const std::vector<ec::Affine<C>>& points, const fr_t* s, const uint32_t* cols,
+                               std::size_t n, bool split01) {
+    return through.run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
       if (!split01) return msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
-      return cols ? split_msm(msm, split(s, cols + off, len, pool, stream))
-                  : split_msm(msm, split(s + off, nullptr, len, pool, stream));
+      return cols ? split_msm(msm, split(s, cols + off, len, on, st))
+                  : split_msm(msm, split(s + off, nullptr, len, on, st));
     });
   }
 
@@ -686,6 +698,7 @@ void CudaBackend::release_key(const groth16::ProvingKey& pk) {
   impl_->keys.erase(&pk);
   impl_->planned_residency.erase(&pk);
   impl_->bounded_h.erase(&pk);
+  impl_->tail_piece.erase(&pk);
 }
 
 void CudaBackend::release_circuit(const circuit::R1cs& r1cs) {
@@ -814,6 +827,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     // A key already on the device (or pinned) keeps its place; the circuit plans around it.
     req.choice = choice_of(key_known ? m.keys.at(&pk).residency : m.options.residency);
     req.piece_points = m.options.host_piece_points ? m.options.host_piece_points : m.planned_piece;
+    req.concurrent_msms = m.options.concurrent_msms;
     req.device_name = m.device_name + " (" + std::to_string(total_bytes >> 30) + " GiB)";
     MemoryPlan plan;
     try {
@@ -827,6 +841,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     if (r1cs && plan.abc_from_host) m.host_evaluated.insert(r1cs);
     if (r1cs && plan.streams_circuit) m.streams_circuit.insert(r1cs);
     if (plan.tier == MemoryTier::bounded_h) m.bounded_h.insert(&pk);
+    m.tail_piece[&pk] = plan.tail_piece_points;
     if (!key_known) m.planned_residency[&pk] = plan.key_on_device() ? SrsResidency::vram : SrsResidency::host;
   }
   const SrsResidency residency = key_known ? m.keys.at(&pk).residency : m.planned_residency.at(&pk);
@@ -923,21 +938,31 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   // sorts) and sparse tails (reductions, the last wave of a kernel) leave idle. With a
   // host-resident key they follow the H MSM on the main stream (one streamer, one stream).
   const bool concurrent = !host && m.options.concurrent_msms;
-  cudaStream_t ts = host ? st : m.tail_stream;
-  BufferPool& tpool = host ? m.pool : m.tail_pool;
+  // With the key streamed, the L, A, B MSMs (bound by the bus) go beside the H MSM (bound by
+  // its arithmetic) where the plan made room: after H, once its phase's memory is given back.
+  // Not when z comes after the H MSM (late_witness).
+  const auto tp = m.tail_piece.find(&pk);
+  const std::size_t beside_piece =
+      host && !late_witness && m.options.concurrent_msms && tp != m.tail_piece.end() ? tp->second : 0;
+  const bool beside_h_msm = beside_piece > 0;
+  if (beside_h_msm && !m.tail_streamer)
+    m.tail_streamer = std::make_unique<BaseStreamer>(m.tail_pool, m.tail_stream, beside_piece);
+  cudaStream_t ts = host && !beside_h_msm ? st : m.tail_stream;
+  BufferPool& tpool = host && !beside_h_msm ? m.pool : m.tail_pool;
   ProofParts parts;
   auto tail = [&] {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(m.device));
     auto tmark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.tail_marks[i], ts)); };
     tmark(0);
     if (host) {  // the queries stream through in pieces, each split on its own, read through cols
-      parts.l = m.streamed_msm(pk.l, z.as<fr_t>() + nin, nullptr, naux, true);
+      BaseStreamer& through = beside_h_msm ? *m.tail_streamer : *m.streamer;
+      parts.l = m.streamed_msm(through, tpool, ts, pk.l, z.as<fr_t>() + nin, nullptr, naux, true);
       tmark(1);
-      parts.a = m.streamed_msm(pk.a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
+      parts.a = m.streamed_msm(through, tpool, ts, pk.a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
       tmark(2);
-      parts.b_g1 = m.streamed_msm(pk.b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g1 = m.streamed_msm(through, tpool, ts, pk.b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
       tmark(3);
-      parts.b_g2 = m.streamed_msm(pk.b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g2 = m.streamed_msm(through, tpool, ts, pk.b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
     } else {
       // B_G2 first: measured 0.5 % faster than last (gpu-notes item 45, when its loop was bound
       // by latency and spills more than by the multipliers, beside the H chain's NTTs).
@@ -968,7 +993,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.witness_ready, st));
     SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(ts, m.witness_ready));
   }
-  if (concurrent)
+  auto start_tail = [&] {
     tail_thread = std::thread([&] {
       try {
         tail();
@@ -976,6 +1001,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
         tail_error = std::current_exception();
       }
     });
+  };
+  if (concurrent) start_tail();
 
   DeviceBuffer abc[3];
   if (bounded) {
@@ -1023,7 +1050,15 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   mark(3);
   }
 
-  phase(concurrent ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
+  if (beside_h_msm) {
+    // The H phase's blocks (a, b, c, the NTT's scratch) go back to the device, so that the
+    // second streamer's MSMs find their room beside the H MSM's (the plan's two phases).
+    SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
+    ntt.release_scratch();
+    m.pool.release_free();
+    start_tail();
+  }
+  phase(concurrent || beside_h_msm ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
   // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
   // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
   if (host)
@@ -1033,9 +1068,11 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   abc[0].reset();
   if (late_witness) upload_witness();  // into h's room (the pool reuses its block)
   mark(4);
-  if (concurrent) {
+  if (concurrent || beside_h_msm) {
     tail_thread.join();
     if (tail_error) std::rethrow_exception(tail_error);
+    // Its temporaries go back to the device: the next proof's H phase needs the room.
+    if (beside_h_msm) m.tail_pool.release_free();
   } else {
     phase("L, A, B MSMs");
     tail();
@@ -1063,7 +1100,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   p.a_msm = host ? tail_span(1, 2) : tail_span(3, 4);
   p.b_g1_msm = host ? tail_span(2, 3) : tail_span(1, 2);
   p.b_g2_msm = host ? tail_span(3, 4) : tail_span(0, 1);
-  p.concurrent = concurrent;
+  p.concurrent = concurrent || beside_h_msm;
   p.device_total = span(0, 5);
   p.host_before = std::chrono::duration<double, std::milli>(queued0 - wall0).count();
   if (timings) {

@@ -88,8 +88,8 @@ TEST(MemoryPlan, TiersAtTheCardsOperatorsOwn) {
   EXPECT_TRUE(p12.abc_from_host);
   EXPECT_FALSE(p12.streams_circuit);
   for (const MemoryPlan* p : {&p24, &p16, &p12}) EXPECT_LE(p->device_bytes, p->available_bytes);
-  EXPECT_NE(p16.summary().find("(bounded H, circuit streamed)"), std::string::npos) << p16.summary();
-  EXPECT_NE(p12.summary().find("(bounded H, a/b/c from the host)"), std::string::npos) << p12.summary();
+  EXPECT_NE(p16.summary().find("(bounded H, circuit streamed"), std::string::npos) << p16.summary();
+  EXPECT_NE(p12.summary().find("(bounded H, a/b/c from the host"), std::string::npos) << p12.summary();
   // Below the smallest tier: refused with the numbers, before any work.
   EXPECT_THROW(plan_device_memory(request(s, 8)), MemoryPlanError);
   // The README's table quotes these ranges (key pieces of 2^20 to 2^25 points).
@@ -204,4 +204,31 @@ TEST(MemoryPlan, SetupOnTheGpuIsBounded) {
 }
 
 }  // namespace
+TEST(MemoryPlan, LABMsmsBesideTheHMsmWhereMemoryAllows) {
+  const ProofShape s = ProofShape::porep_partition();
+  for (const int gib : {12, 16, 24, 32, 48}) {
+    const MemoryPlan p = plan_device_memory(request(s, gib));
+    std::printf("%d GiB: %s\n", gib, p.summary().c_str());
+    EXPECT_LE(p.device_bytes, p.available_bytes);
+    if (p.tail_piece_points) {
+      // The second streamer's pieces are no larger than the first's, and its phase is counted.
+      EXPECT_LE(p.tail_piece_points, p.piece_points);
+      EXPECT_NE(p.describe().find("second streamer's key pieces (2 × " + std::to_string(p.tail_piece_points)), std::string::npos)
+          << p.describe();
+      // The same card without the MSMs side by side never plans more memory.
+      PlanRequest serial = request(s, gib);
+      serial.concurrent_msms = false;
+      const MemoryPlan q = plan_device_memory(serial);
+      EXPECT_EQ(q.tail_piece_points, 0u);
+      EXPECT_LE(q.device_bytes, q.available_bytes);
+    }
+  }
+  // Cards from 24 GiB up run them side by side; so does 16 GiB with the circuit streamed.
+  for (const int gib : {16, 24, 32, 48}) EXPECT_GT(plan_device_memory(request(s, gib)).tail_piece_points, 0u) << gib;
+  // 12 GiB: z comes after the H MSM (a, b, c from the host), so the L, A, B MSMs follow it.
+  EXPECT_EQ(plan_device_memory(request(s, 12)).tail_piece_points, 0u);
+  // The resident tier has no streamers.
+  EXPECT_EQ(plan_device_memory(request(s, 141)).tail_piece_points, 0u);
+}
+
 }  // namespace snarkpipe::cuda
