@@ -183,6 +183,13 @@ void write_durably(const fs::path& path, const std::function<void(const fs::path
 
 json offsets_json(const std::vector<std::uint64_t>& starts) { return json(starts); }
 
+WitnessShape shape_of(const CircuitType& t) {
+  if (t.zkey) return {std::uint64_t(t.zkey->num_public()) + 1, std::uint64_t(t.zkey->num_vars()) - t.zkey->num_public() - 1};
+  return {t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux};
+}
+
+const groth16::VerifyingKey& vk_of(const CircuitType& t) { return t.zkey ? t.zkey->vk() : t.keys->pk.vk; }
+
 }  // namespace
 
 Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions options)
@@ -222,7 +229,7 @@ void Service::register_type(CircuitType type, const json& spec, bool persist) {
   std::lock_guard lock(mu_);
   if (circuits_.count(type.name)) return;
   auto t = std::make_shared<const CircuitType>(std::move(type));
-  if (!engine_.circuits().contains(t->name)) engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
+  if (t->keys && !engine_.circuits().contains(t->name)) engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
   circuits_.emplace(t->name, std::move(t));
 }
 
@@ -244,13 +251,33 @@ fs::path Service::allowed_path(const json& spec, const char* key) const {
 // A circuit from files: a bellperson .params and its recorded circuit (snarkpipe's .snkr1cs
 // or circom's .r1cs), each read with its own checked reader, then checked against each other.
 CircuitType Service::load_files(const json& spec) const {
+  const char* key_field = spec.contains("zkey") ? "zkey" : "params";
   for (const auto& [key, value] : spec.items())
-    if (key != "name" && key != "params" && key != "r1cs")
-      throw bad_request("unknown field '" + key + "' (a circuit from files is name, params, r1cs)");
-  const fs::path params = allowed_path(spec, "params"), r1cs_path = allowed_path(spec, "r1cs");
+    if (key != "name" && key != key_field && key != "r1cs")
+      throw bad_request("unknown field '" + key + "' (a circuit from files is name, params or zkey, r1cs)");
+  const fs::path params = allowed_path(spec, key_field), r1cs_path = allowed_path(spec, "r1cs");
   CircuitType t;
   t.name = string_field(spec, "name", params.stem().string());
   if (!good_circuit_name(t.name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
+  if (spec.contains("zkey")) {
+    // A snarkjs key and its circom .r1cs: the key carries A and B (its prover needs no more);
+    // the .r1cs is checked against it and gives the shape.
+    try {
+      const circom::CircomR1cs r1cs = circom::read_circom_r1cs(r1cs_path.string());
+      circom::Zkey zkey = circom::read_zkey(params.string());
+      if (r1cs.num_wires != zkey.num_vars || r1cs.num_public() != zkey.num_public)
+        throw bad_request("the zkey " + params.string() + " (" + std::to_string(zkey.num_vars) + " signals, " +
+                          std::to_string(zkey.num_public) + " public) does not fit the circuit " + r1cs_path.string() + " (" +
+                          std::to_string(r1cs.num_wires) + " wires, " + std::to_string(r1cs.num_public()) + " public)");
+      t.zkey_constraints = r1cs.r1cs.num_constraints;
+      t.zkey = std::make_shared<const circom::ZkeyProver>(std::move(zkey));
+    } catch (const ApiError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw bad_request(e.what());
+    }
+    return t;
+  }
   circuit::R1cs r1cs;
   groth16::ProvingKey pk;
   try {
@@ -283,11 +310,9 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
   const json spec = parse_object(body);
   // Serialized, so two requests for the same new type set it up once.
   std::lock_guard reg(register_mu_);
-  if (spec.contains("zkey"))
-    throw bad_request("a snarkjs .zkey cannot be registered yet: register a bellperson .params with its .r1cs, or prove "
-                      "it with `snarkpipe prove --zkey`");
-  if (spec.contains("params")) {
-    const std::string name = string_field(spec, "name", fs::path(string_field(spec, "params", "")).stem().string());
+  if (spec.contains("params") || spec.contains("zkey")) {
+    const std::string name =
+        string_field(spec, "name", fs::path(string_field(spec, spec.contains("zkey") ? "zkey" : "params", "")).stem().string());
     const json stored = {{"kind", "files"}, {"body", spec}};
     for (const auto& c : store_.circuits())
       if (c.name == name) {
@@ -375,7 +400,7 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
   row.idempotency_key = query_string(query, "idempotency_key", "");
 
   // Limits before a byte is read.
-  const WitnessShape shape{type->keys->r1cs.num_inputs, type->keys->r1cs.num_aux};
+  const WitnessShape shape = shape_of(*type);
   std::uint64_t limit = std::min(options_.max_upload_bytes, max_upload_bytes(*format, shape, row.partitions));
   if (caller.token && caller.token->max_upload_bytes) limit = std::min(limit, caller.token->max_upload_bytes);
   const std::uint64_t exact = exact_upload_bytes(*format, shape, row.partitions);
@@ -504,7 +529,7 @@ void Service::run(const StoredJob& row) {
   } else {
     const auto format = parse_witness_format(row.witness_format);
     if (!format) throw std::runtime_error("unknown witness format '" + row.witness_format + "'");
-    const WitnessShape shape{type->keys->r1cs.num_inputs, type->keys->r1cs.num_aux};
+    const WitnessShape shape = shape_of(*type);
     const auto starts = json::parse(row.witness_offsets).get<std::vector<std::uint64_t>>();
     source = [file = spool_.witness(row.witness_file), format = *format, shape, starts, record](std::size_t k,
                                                                                              groth16::Witness& out) {
@@ -512,10 +537,12 @@ void Service::run(const StoredJob& row) {
       record(k, out);
     };
   }
-  const engine::JobId id = engine_.submit({row.circuit, std::move(source), row.partitions, *priority, ""});
+  const bool on_lane = type->zkey != nullptr;
+  const std::uint64_t id = on_lane ? zkey_lane_.submit({type->zkey, row.partitions, *priority, std::move(source)})
+                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, ""});
   {
     std::lock_guard lock(mu_);
-    live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false};
+    live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false, on_lane};
   }
   changed_.notify_all();
 }
@@ -547,7 +574,19 @@ void Service::settle(std::uint64_t id, LiveJob live, const engine::JobResult& r)
   }
   if (finished) ++settled_;
   if (finished && !live.witness_file.empty()) remove_quietly(spool_.witness(live.witness_file));
-  engine_.forget(live.engine_id);
+  forget_live(live);
+}
+
+std::optional<engine::JobResult> Service::result_of(const LiveJob& j) const {
+  return j.on_zkey_lane ? zkey_lane_.result(j.engine_id) : engine_.wait_for(j.engine_id, std::chrono::milliseconds(0));
+}
+engine::JobState Service::state_of(const LiveJob& j) const {
+  return j.on_zkey_lane ? zkey_lane_.state(j.engine_id) : engine_.state(j.engine_id);
+}
+bool Service::cancel_live(const LiveJob& j) { return j.on_zkey_lane ? zkey_lane_.cancel(j.engine_id) : engine_.cancel(j.engine_id); }
+void Service::forget_live(const LiveJob& j) {
+  if (j.on_zkey_lane) zkey_lane_.forget(j.engine_id);
+  else engine_.forget(j.engine_id);
 }
 
 void Service::completion_loop() {
@@ -559,7 +598,7 @@ void Service::completion_loop() {
     }
     bool any = false;
     for (auto& [id, l] : live) {
-      const auto result = engine_.wait_for(l.engine_id, std::chrono::milliseconds(0));
+      const auto result = result_of(l);
       if (!result) continue;
       {
         std::lock_guard lock(mu_);
@@ -662,7 +701,7 @@ json Service::describe(const StoredJob& row) const {
     std::lock_guard lock(mu_);
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
-      const engine::JobState s = engine_.state(it->second.engine_id);
+      const engine::JobState s = state_of(it->second);
       if (s == engine::JobState::RUNNING) out["state"] = "running";
       out["partitions_synthesized"] = it->second.progress->synthesized.load();
     }
@@ -708,25 +747,25 @@ json Service::jobs(const Caller& caller) const {
 
 json Service::cancel(const std::string& id_text, const Caller& caller) {
   const StoredJob row = owned_job(id_text, caller);
-  std::optional<engine::JobId> engine_id;
+  std::optional<LiveJob> live;
   {
     std::lock_guard lock(mu_);
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
       it->second.cancel_requested = true;
-      engine_id = it->second.engine_id;
+      live = it->second;
     }
   }
   // A live job is cancelled in the engine first: only one that did not finish reads as cancelled.
-  bool cancelled = engine_id ? engine_.cancel(*engine_id) : row.state == "queued";
-  if (cancelled) cancelled = store_.finish(row.id, "cancelled", "cancelled by the client", "", unix_now()) || engine_id;
+  bool cancelled = live ? cancel_live(*live) : row.state == "queued";
+  if (cancelled) cancelled = store_.finish(row.id, "cancelled", "cancelled by the client", "", unix_now()) || live;
   return {{"id", row.id}, {"cancelled", cancelled}, {"state", describe(*store_.get(row.id))["state"]}};
 }
 
 json Service::circuit_info(const std::string& name) const {
   const auto type = circuit(name);
   if (!type) throw ApiError(404, "unknown circuit '" + name + "'");
-  const groth16::VerifyingKey& vk = type->keys->pk.vk;
+  const groth16::VerifyingKey& vk = vk_of(*type);
   // The bellperson bytes as write_vk puts them in a .vk file.
   const fs::path tmp = spool_.incoming("vk-" + random_name());
   groth16::write_vk(tmp.string(), vk);
@@ -734,13 +773,14 @@ json Service::circuit_info(const std::string& name) const {
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
   remove_quietly(tmp);
-  const circuit::R1cs& r1cs = type->keys->r1cs;
+  const WitnessShape shape = shape_of(*type);
   json witnesses = {"wtns", "assignment", "packed"};
   if (type->instance) witnesses.push_back("seeded");
   return {{"name", name},
-          {"constraints", r1cs.num_constraints},
-          {"inputs", r1cs.num_inputs},
-          {"aux", r1cs.num_aux},
+          {"key", type->zkey ? "snarkjs zkey (proved on the CPU)" : "bellperson"},
+          {"constraints", type->zkey ? type->zkey_constraints : type->keys->r1cs.num_constraints},
+          {"inputs", shape.num_inputs},
+          {"aux", shape.num_aux},
           {"witness_formats", witnesses},
           {"vk", {{"bellperson_hex", hex(bytes)}, {"snarkjs", circom::vk_to_json(vk)}}}};
 }
@@ -767,7 +807,7 @@ json Service::status() const {
   {
     std::lock_guard lock(mu_);
     for (const auto& [id, l] : live_) {
-      if (engine_.state(l.engine_id) == engine::JobState::RUNNING) {
+      if (state_of(l) == engine::JobState::RUNNING) {
         ++counts["running"];
         --counts["queued"];
       } else {
@@ -923,21 +963,21 @@ std::pair<std::size_t, std::size_t> Service::drain(std::chrono::milliseconds dea
   const auto until = std::chrono::steady_clock::now() + deadline;
   if (recovery_.joinable()) recovery_.join();
   const std::size_t settled_before = settled_;
-  std::vector<engine::JobId> ids;
+  std::vector<LiveJob> jobs;
   {
     std::lock_guard lock(mu_);
-    for (const auto& [id, l] : live_) ids.push_back(l.engine_id);
+    for (const auto& [id, l] : live_) jobs.push_back(l);
     changed_.notify_all();  // long polls answer now
   }
   // What has not started stays queued for the next start; what runs may finish.
-  for (engine::JobId id : ids)
-    if (engine_.state(id) == engine::JobState::QUEUED) engine_.cancel(id);
+  for (const LiveJob& j : jobs)
+    if (state_of(j) == engine::JobState::QUEUED) cancel_live(j);
   std::unique_lock lock(mu_);
   changed_.wait_until(lock, until, [&] { return live_.empty(); });
-  ids.clear();
-  for (const auto& [id, l] : live_) ids.push_back(l.engine_id);
+  jobs.clear();
+  for (const auto& [id, l] : live_) jobs.push_back(l);
   lock.unlock();
-  for (engine::JobId id : ids) engine_.cancel(id);
+  for (const LiveJob& j : jobs) cancel_live(j);
   lock.lock();
   changed_.wait_for(lock, std::chrono::seconds(10), [&] { return live_.empty(); });
   return {settled_ - settled_before, store_.count_queued()};

@@ -53,6 +53,7 @@
 #include "service/access.hpp"
 #include "service/job_store.hpp"
 #include "service/spool.hpp"
+#include "service/zkey_lane.hpp"
 
 namespace httplib {
 class Server;
@@ -60,13 +61,16 @@ class Server;
 
 namespace snarkpipe::service {
 
-// A circuit type the daemon proves: its keys, and for a built-in type the circuit (with its
-// witness) that partition `partition` of a job seeded `seed` proves. Without `instance` the
-// circuit takes uploaded witnesses only.
+// A circuit type the daemon proves: its keys (bellperson layout, proved by the engine) or a
+// snarkjs key (proved by the ZkeyLane), and for a built-in type the circuit (with its witness)
+// that partition `partition` of a job seeded `seed` proves. Without `instance` the circuit
+// takes uploaded witnesses only.
 struct CircuitType {
   using Instance = std::function<std::unique_ptr<circuit::Circuit>(std::uint64_t seed, std::size_t partition)>;
   std::string name;
-  std::shared_ptr<const engine::CircuitKeys> keys;
+  std::shared_ptr<const engine::CircuitKeys> keys;     // or
+  std::shared_ptr<const circom::ZkeyProver> zkey;       // with the .r1cs's constraint count:
+  std::uint64_t zkey_constraints = 0;
   Instance instance;
 };
 
@@ -173,7 +177,12 @@ class Service {
     std::string witness_file;
     std::shared_ptr<Progress> progress;
     bool cancel_requested = false;
+    bool on_zkey_lane = false;  // engine_id is the lane's id
   };
+  std::optional<engine::JobResult> result_of(const LiveJob& j) const;
+  engine::JobState state_of(const LiveJob& j) const;
+  bool cancel_live(const LiveJob& j);
+  void forget_live(const LiveJob& j);
 
   Caller authenticate(const std::string& authorization) const;
   void register_type(CircuitType type, const nlohmann::json& spec, bool persist);
@@ -204,6 +213,7 @@ class Service {
   std::atomic<std::size_t> settled_{0};  // jobs finished since start
   std::exception_ptr recovery_error_;
 
+  ZkeyLane zkey_lane_;
   std::unique_ptr<httplib::Server> http_;
   std::thread listener_, recovery_, completion_, janitor_;
 };
