@@ -334,7 +334,10 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const fs::path params = spool_.circuits() / (base + ".params"), r1cs = spool_.circuits() / (base + ".snkr1cs");
     write_durably(params, [&](const fs::path& p) { groth16::write_params(p.string(), t.keys->pk); });
     write_durably(r1cs, [&](const fs::path& p) { circuit::write_r1cs(p, t.keys->r1cs); });
-    register_type(std::move(t), {{"kind", "builtin"}, {"body", spec}, {"params", params.string()}, {"r1cs", r1cs.string()}}, true);
+    // Names within the spool's circuits/, so the state directory may move.
+    register_type(std::move(t),
+                  {{"kind", "builtin"}, {"body", spec}, {"params", params.filename().string()}, {"r1cs", r1cs.filename().string()}},
+                  true);
   } catch (const std::invalid_argument& e) {
     throw bad_request(e.what());
   }
@@ -648,8 +651,9 @@ void Service::recover() {
           t = load_files(spec.at("body"));
         } else {
           t.name = c.name;
-          circuit::R1cs r1cs = circuit::read_r1cs(spec.at("r1cs").get<std::string>());
-          t.keys = engine::make_circuit_keys(c.name, std::move(r1cs), groth16::read_params(spec.at("params").get<std::string>()));
+          circuit::R1cs r1cs = circuit::read_r1cs(spool_.circuits() / spec.at("r1cs").get<std::string>());
+          t.keys = engine::make_circuit_keys(
+              c.name, std::move(r1cs), groth16::read_params((spool_.circuits() / spec.at("params").get<std::string>()).string()));
           if (factory_.instance) t.instance = factory_.instance(spec.at("body"));
         }
         register_type(std::move(t), spec, false);

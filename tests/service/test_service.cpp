@@ -720,7 +720,10 @@ TEST(DaemonRestart, QueuedJobsRunAgainAndFinishedProofsStay) {
     }
     // Destroyed without a drain, as a crash would leave it (the engine cancels what runs).
   }
-  Daemon d(options_in(dir));
+  // The state directory may move between runs.
+  const fs::path moved = dir.string() + "-moved";
+  fs::rename(dir, moved);
+  Daemon d(options_in(moved));
   EXPECT_EQ(d.call("GET", "/v1/circuits/" + percent_encoded(name)).second["vk"]["bellperson_hex"], vk_before);
   const auto pvk = d.served_vk(name);
   EXPECT_EQ(d.call("GET", "/v1/jobs/" + first_done["id"].dump()).second["proofs"], first_done["proofs"]);
@@ -728,7 +731,7 @@ TEST(DaemonRestart, QueuedJobsRunAgainAndFinishedProofsStay) {
     const json done = d.wait_done(pending[i]);
     expect_proofs_verify(done, pvk, i % 2 ? 3 : 1);
   }
-  EXPECT_EQ(files_in(dir / "witnesses"), 0u);
+  EXPECT_EQ(files_in(moved / "witnesses"), 0u);
 }
 
 // drain() lets running work finish within its deadline and leaves the rest queued for the next
@@ -891,6 +894,37 @@ TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
     ASSERT_TRUE(r) << route;
     EXPECT_EQ(r->body.find("no route"), std::string::npos) << route << ": " << r->body;
   }
+}
+
+// HTTPS with the configured certificate: the client that trusts it gets answers; plain HTTP
+// to the same port gets none.
+TEST(DaemonTls, ServesHttpsWithTheConfiguredCertificate) {
+  const fs::path dir = fresh_dir("tls");
+  const std::string cert = (dir / "cert.pem").string(), key = (dir / "key.pem").string();
+  const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout " +
+                          key + " -out " + cert + " > /dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "the openssl command is not installed";
+  service::ServiceOptions o = options_in(dir / "state");
+  o.tls_cert = cert;
+  o.tls_key = key;
+  Daemon d(o);
+  httplib::SSLClient tls("127.0.0.1", d.port());
+  tls.set_ca_cert_path(cert.c_str());
+  tls.enable_server_certificate_verification(true);
+  const httplib::Result r = tls.Get("/v1/status");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  service::Client client("https://127.0.0.1:" + std::to_string(d.port()), "", cert);
+  EXPECT_EQ(client.jobs()["jobs"].size(), 0u);
+  httplib::Client plain("127.0.0.1", d.port());
+  plain.set_read_timeout(2, 0);
+  EXPECT_FALSE(plain.Get("/v1/status"));
+  service::ServiceOptions bad = options_in(dir / "state2");
+  bad.tls_cert = cert;
+  bad.tls_key = (dir / "missing.pem").string();
+  engine::Engine eng(small_config(), std::make_shared<engine::CpuBackendProvider>(), [](const std::string&) {});
+  service::Service s(eng, {}, bad);
+  EXPECT_THROW(s.start("127.0.0.1", 0), std::runtime_error);
 }
 
 TEST(DaemonConfig, ServiceSectionParsesAndRefusesUnknownKeys) {
