@@ -706,7 +706,7 @@ json Service::describe(const StoredJob& row) const {
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
       const engine::JobState s = state_of(it->second);
-      if (s == engine::JobState::RUNNING) out["state"] = "running";
+      if (s != engine::JobState::QUEUED) out["state"] = "running";  // finishing: it reads as done once recorded
       out["partitions_synthesized"] = it->second.progress->synthesized.load();
     }
     return out;
