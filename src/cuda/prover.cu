@@ -254,6 +254,11 @@ struct CudaBackend::Impl {
   // The L, A and B MSMs' stream and temporaries (vram residency): beside the a,b,c → H chain.
   BufferPool tail_pool;
   cudaStream_t stream = nullptr, tail_stream = nullptr;
+  // The L, A, B MSMs beside a streamed H MSM run at the device's highest priority: their
+  // kernels are short and wait on the bus, and at equal priority the H MSM's grids (bound by
+  // arithmetic) kept them from the SMs, so they took as long as it did (1.08 s for L beside a
+  // 1.08 s H MSM, 240 ms alone; tiers-1-h200-2026-12-02). Made at first use.
+  cudaStream_t beside_stream = nullptr;
   cudaEvent_t tail_marks[5]{};
   cudaEvent_t witness_ready = nullptr, tail_done = nullptr;
   std::unique_ptr<GpuNtt> ntt;
@@ -322,6 +327,7 @@ struct CudaBackend::Impl {
     cudaEventDestroy(tail_done);
     if (stream) cudaStreamDestroy(stream);
     if (tail_stream) cudaStreamDestroy(tail_stream);
+    if (beside_stream) cudaStreamDestroy(beside_stream);
   }
 
   DeviceCsr upload_csr(Uploader& up, const circuit::CsrMatrix& m) {
@@ -945,9 +951,14 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   const std::size_t beside_piece =
       host && !late_witness && m.options.concurrent_msms && tp != m.tail_piece.end() ? tp->second : 0;
   const bool beside_h_msm = beside_piece > 0;
+  if (beside_h_msm && !m.beside_stream) {
+    int least = 0, greatest = 0;
+    SNARKPIPE_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithPriority(&m.beside_stream, cudaStreamNonBlocking, greatest));
+  }
   if (beside_h_msm && !m.tail_streamer)
-    m.tail_streamer = std::make_unique<BaseStreamer>(m.tail_pool, m.tail_stream, beside_piece);
-  cudaStream_t ts = host && !beside_h_msm ? st : m.tail_stream;
+    m.tail_streamer = std::make_unique<BaseStreamer>(m.tail_pool, m.beside_stream, beside_piece);
+  cudaStream_t ts = !host ? m.tail_stream : beside_h_msm ? m.beside_stream : st;
   BufferPool& tpool = host && !beside_h_msm ? m.pool : m.tail_pool;
   ProofParts parts;
   auto tail = [&] {
