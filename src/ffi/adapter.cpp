@@ -37,7 +37,17 @@ std::string num(std::size_t x) { return std::to_string(x); }
 // holds one reference to each.
 constexpr std::size_t CACHE_LIMIT = 4;
 std::mutex registry_mutex;
-std::list<LoadedSrs*> srs_cache;
+// When the library is unloaded (dlclose, or the process ends) the cache gives its references
+// back: a key no caller holds any more is freed, instead of leaking with its GiBs (an ASan
+// build found it). Its device copies are left to the device state (never torn down): at exit
+// the CUDA runtime may be gone already.
+struct SrsCache : std::list<LoadedSrs*> {
+  ~SrsCache() {
+    for (LoadedSrs* s : *this)
+      if (s->references.fetch_sub(1) == 1) delete s;
+  }
+};
+SrsCache srs_cache;
 
 std::unique_ptr<LoadedSrs> read_key(const std::string& path) {
   std::error_code ec;
