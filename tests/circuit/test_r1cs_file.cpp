@@ -332,8 +332,10 @@ TEST_F(R1csFile, ContentErrorsNameFieldAndOffset) {
     expect_error(resealed([&](Bytes& b) { std::memset(b.data() + at(m.val, k), 0xff, 32); }), val, at(m.val, k));
   }
   // Densities: a bit that disagrees with the matrix, a bit past the end.
-  for (const auto& [f, bits] : {std::pair{F::a_aux_density, r.num_aux}, std::pair{F::b_input_density, r.num_inputs},
-                                std::pair{F::b_aux_density, r.num_aux}}) {
+  for (const auto& density : {std::pair{F::a_aux_density, r.num_aux}, std::pair{F::b_input_density, r.num_inputs},
+                               std::pair{F::b_aux_density, r.num_aux}}) {
+    const auto f = density.first;  // not a structured binding: clang 14 cannot capture those
+    const auto bits = density.second;
     const std::string name(field_name(f));
     const std::uint64_t j = bits - 1;
     expect_error(resealed([&](Bytes& b) { b[at(f, j / 64) + (j % 64) / 8] ^= std::uint8_t(1 << (j % 8)); }), name,
