@@ -17,7 +17,8 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 run() { "$@" > "$WORK/log" 2>&1 || { cat "$WORK/log"; echo "make_corpus: failed: $*"; exit 1; }; }
 rm -rf "$OUT"
-for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service; do
+for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service \
+         seal_record filecoin_vk filecoin_ids abi_params abi_assignment; do
   mkdir -p "$OUT/fuzz_$t"
 done
 
@@ -86,5 +87,37 @@ printf '\x01{"circuit": "c"}' > "$OUT/fuzz_service/submit_min.bin"
 printf '\x021' > "$OUT/fuzz_service/job.bin"
 printf '\x0318446744073709551615' > "$OUT/fuzz_service/cancel.bin"
 printf '\x04c' > "$OUT/fuzz_service/circuit_info.bin"
+
+# Filecoin (src/filecoin): real seal records and verifying keys from tests/filecoin/data, the
+# sealed CID of the real 32 GiB sector in ../shared/vectors/filecoin (when there), small strings.
+FC=$ROOT/tests/filecoin/data
+n=0
+while IFS= read -r line; do
+  n=$((n + 1)); printf '%s' "$line" > "$OUT/fuzz_seal_record/rust-fil-proofs-v16-$n.json"
+done < "$FC/rust-fil-proofs-v16-32gib/records.jsonl"
+cp "$FC/polka-storage-porep-2kib/record.json" "$OUT/fuzz_seal_record/polka-porep-2kib.json"
+for k in porep post; do
+  cp "$FC/polka-storage-$k-2kib/vk.hex" "$OUT/fuzz_filecoin_vk/polka-$k-2kib.vk.hex"
+  tr -d ' \n' < "$FC/polka-storage-$k-2kib/vk.hex" | xxd -r -p > "$OUT/fuzz_filecoin_vk/polka-$k-2kib.vk"
+done
+cp s.vk "$OUT/fuzz_filecoin_vk/synthetic8.vk"
+VEC=$ROOT/../shared/vectors/filecoin
+if [ -f "$VEC/postpub.json" ]; then
+  grep -o 'bag[a-z2-7]*' "$VEC/postpub.json" | head -1 | tr -d '\n' > "$OUT/fuzz_filecoin_ids/sealed_cid_32gib.txt"
+fi
+printf 'baga6ea4seaqao7s73y24kcutaosvacpdjgfe5pw76ooefnyqw4ynr3d2y6x2mpq' > "$OUT/fuzz_filecoin_ids/unsealed_cid.txt"
+printf '0x%s' "$(head -c 32 /dev/zero | xxd -p -c 64)" > "$OUT/fuzz_filecoin_ids/hex32.txt"
+printf 'f01000' > "$OUT/fuzz_filecoin_ids/actor.txt"
+printf 'StackedDrgWindow32GiBV1_2' > "$OUT/fuzz_filecoin_ids/post_proof.txt"
+printf '32GiB' > "$OUT/fuzz_filecoin_ids/sector_size.txt"
+printf 'V1_2_0' > "$OUT/fuzz_filecoin_ids/api_version.txt"
+
+# The supraseal-c2 ABI (src/ffi): the key as a caller's .params, and batches (zero bytes keep
+# the fuzz target's valid assignment; the others change a size, a value, a pointer).
+cp s.params "$OUT/fuzz_abi_params/synthetic8.params"
+head -c 64 /dev/zero > "$OUT/fuzz_abi_assignment/valid.bin"
+{ head -c 63 /dev/zero; printf '\x02'; } > "$OUT/fuzz_abi_assignment/three_circuits.bin"
+{ printf '\x01\x02\x03\x04'; head -c 60 /dev/zero; } > "$OUT/fuzz_abi_assignment/randomizers.bin"
+{ head -c 40 /dev/zero; printf '\x03\x01\x00\x00\x07\x02\x00\x01'; head -c 16 /dev/zero; } > "$OUT/fuzz_abi_assignment/sizes.bin"
 
 du -sh "$OUT"/* | sed "s|$OUT/||"
