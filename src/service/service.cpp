@@ -183,12 +183,22 @@ void write_durably(const fs::path& path, const std::function<void(const fs::path
 
 json offsets_json(const std::vector<std::uint64_t>& starts) { return json(starts); }
 
-WitnessShape shape_of(const CircuitType& t) {
-  if (t.zkey) return {std::uint64_t(t.zkey->num_public()) + 1, std::uint64_t(t.zkey->num_vars()) - t.zkey->num_public() - 1};
-  return {t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux};
+WitnessShape shape_of(const ServedCircuit& c) { return {c.inputs, c.aux}; }
+
+bool is_snkr1cs(const fs::path& path) { return file_magic(path, 8) == std::string(circuit::R1CS_FILE_MAGIC, 8); }
+
+// A recorded circuit from a .snkr1cs or a circom .r1cs.
+circuit::R1cs read_any_r1cs(const fs::path& path) {
+  if (is_snkr1cs(path)) return circuit::read_r1cs(path);
+  if (file_magic(path, 4) == "r1cs") return std::move(circom::read_circom_r1cs(path.string()).r1cs);
+  throw ApiError(400, "'r1cs': " + path.string() + " is neither a .snkr1cs (snarkpipe) nor a circom .r1cs file");
 }
 
-const groth16::VerifyingKey& vk_of(const CircuitType& t) { return t.zkey ? t.zkey->vk() : t.keys->pk.vk; }
+// Reads bellperson keys and their circuit when the engine asks (a job needs them, and they
+// were not resident or were evicted).
+engine::CircuitLoader keys_loader(const std::string& name, const fs::path& params, const fs::path& r1cs) {
+  return [name, params, r1cs] { return engine::make_circuit_keys(name, read_any_r1cs(r1cs), groth16::read_params(params.string())); };
+}
 
 }  // namespace
 
@@ -218,19 +228,19 @@ Caller Service::authenticate(const std::string& authorization) const {
   return {t};
 }
 
-std::shared_ptr<const CircuitType> Service::circuit(const std::string& name) const {
+std::shared_ptr<const ServedCircuit> Service::circuit(const std::string& name) const {
   std::lock_guard lock(mu_);
   const auto it = circuits_.find(name);
   return it == circuits_.end() ? nullptr : it->second;
 }
 
-void Service::register_type(CircuitType type, const json& spec, bool persist) {
-  if (persist) store_.add_circuit({type.name, spec.dump(), unix_now()});
+void Service::serve_circuit(ServedCircuit c, engine::CircuitLoader loader, const json& spec, bool persist) {
+  if (persist) store_.add_circuit({c.name, spec.dump(), unix_now()});
   std::lock_guard lock(mu_);
-  if (circuits_.count(type.name)) return;
-  auto t = std::make_shared<const CircuitType>(std::move(type));
-  if (t->keys && !engine_.circuits().contains(t->name)) engine_.circuits().add(t->name, [keys = t->keys] { return keys; });
-  circuits_.emplace(t->name, std::move(t));
+  if (circuits_.count(c.name)) return;
+  if (loader && !engine_.circuits().contains(c.name)) engine_.circuits().add(c.name, std::move(loader));
+  const std::string name = c.name;
+  circuits_.emplace(name, std::make_shared<const ServedCircuit>(std::move(c)));
 }
 
 fs::path Service::allowed_path(const json& spec, const char* key) const {
@@ -249,59 +259,58 @@ fs::path Service::allowed_path(const json& spec, const char* key) const {
 }
 
 // A circuit from files: a bellperson .params and its recorded circuit (snarkpipe's .snkr1cs
-// or circom's .r1cs), each read with its own checked reader, then checked against each other.
-CircuitType Service::load_files(const json& spec) const {
+// or circom's .r1cs), or a snarkjs .zkey and its circom .r1cs; each read with its own checked
+// reader, then checked against each other. A .params is checked by its counts and verifying
+// key only (a PoRep one is 47 GB): the engine reads it whole when a job needs it.
+std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& spec) const {
   const char* key_field = spec.contains("zkey") ? "zkey" : "params";
   for (const auto& [key, value] : spec.items())
     if (key != "name" && key != key_field && key != "r1cs")
       throw bad_request("unknown field '" + key + "' (a circuit from files is name, params or zkey, r1cs)");
   const fs::path params = allowed_path(spec, key_field), r1cs_path = allowed_path(spec, "r1cs");
-  CircuitType t;
-  t.name = string_field(spec, "name", params.stem().string());
-  if (!good_circuit_name(t.name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
-  if (spec.contains("zkey")) {
-    // A snarkjs key and its circom .r1cs: the key carries A and B (its prover needs no more);
-    // the .r1cs is checked against it and gives the shape.
-    try {
+  ServedCircuit c;
+  c.name = string_field(spec, "name", params.stem().string());
+  if (!good_circuit_name(c.name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
+  try {
+    if (spec.contains("zkey")) {
+      // The key carries A and B (its prover needs no more); the .r1cs is checked against it.
       const circom::CircomR1cs r1cs = circom::read_circom_r1cs(r1cs_path.string());
       circom::Zkey zkey = circom::read_zkey(params.string());
       if (r1cs.num_wires != zkey.num_vars || r1cs.num_public() != zkey.num_public)
         throw bad_request("the zkey " + params.string() + " (" + std::to_string(zkey.num_vars) + " signals, " +
                           std::to_string(zkey.num_public) + " public) does not fit the circuit " + r1cs_path.string() + " (" +
                           std::to_string(r1cs.num_wires) + " wires, " + std::to_string(r1cs.num_public()) + " public)");
-      t.zkey_constraints = r1cs.r1cs.num_constraints;
-      t.zkey = std::make_shared<const circom::ZkeyProver>(std::move(zkey));
-    } catch (const ApiError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw bad_request(e.what());
+      c.constraints = r1cs.r1cs.num_constraints;
+      c.inputs = r1cs.r1cs.num_inputs;
+      c.aux = r1cs.r1cs.num_aux;
+      c.zkey = std::make_shared<const circom::ZkeyProver>(std::move(zkey));
+      c.vk = c.zkey->vk();
+      return {std::move(c), nullptr};
     }
-    return t;
-  }
-  circuit::R1cs r1cs;
-  groth16::ProvingKey pk;
-  try {
-    const std::string magic = file_magic(r1cs_path, 8);
-    if (magic == std::string(circuit::R1CS_FILE_MAGIC, 8)) r1cs = circuit::read_r1cs(r1cs_path);
-    else if (magic.substr(0, 4) == "r1cs") r1cs = std::move(circom::read_circom_r1cs(r1cs_path.string()).r1cs);
-    else throw bad_request("'r1cs': " + r1cs_path.string() + " is neither a .snkr1cs (snarkpipe) nor a circom .r1cs file");
-    pk = groth16::read_params(params.string());
+    // Mapped, not copied: only its counts are kept.
+    const circuit::R1cs r1cs = is_snkr1cs(r1cs_path) ? circuit::map_r1cs(r1cs_path) : read_any_r1cs(r1cs_path);
+    const groth16::ParamsSummary summary = groth16::summarize_params_file(params.string());
+    if (summary.kind != groth16::ParamsSummary::Kind::Parameters)
+      throw bad_request("'params': " + params.string() + " is a verifying key, not a .params file with the proving key");
+    const auto mismatch = [&](const std::string& what) {
+      return bad_request("the params " + params.string() + " do not fit the circuit " + r1cs_path.string() + ": " + what);
+    };
+    if (summary.ic != r1cs.num_inputs)
+      throw mismatch(std::to_string(summary.ic) + " IC points for " + std::to_string(r1cs.num_inputs) + " inputs");
+    if (summary.l != r1cs.num_aux)
+      throw mismatch(std::to_string(summary.l) + " L points for " + std::to_string(r1cs.num_aux) + " aux variables");
+    if (summary.h + 1 < r1cs.num_constraints)
+      throw mismatch("a domain of " + std::to_string(summary.h + 1) + " for " + std::to_string(r1cs.num_constraints) + " constraints");
+    c.vk = groth16::read_params_vk(params.string());
+    c.constraints = r1cs.num_constraints;
+    c.inputs = r1cs.num_inputs;
+    c.aux = r1cs.num_aux;
   } catch (const ApiError&) {
     throw;
   } catch (const std::exception& e) {
     throw bad_request(e.what());
   }
-  const auto mismatch = [&](const std::string& what) {
-    return bad_request("the params " + params.string() + " do not fit the circuit " + r1cs_path.string() + ": " + what);
-  };
-  if (pk.vk.ic.size() != r1cs.num_inputs)
-    throw mismatch(std::to_string(pk.vk.ic.size()) + " IC points for " + std::to_string(r1cs.num_inputs) + " inputs");
-  if (pk.num_aux() != r1cs.num_aux)
-    throw mismatch(std::to_string(pk.num_aux()) + " L points for " + std::to_string(r1cs.num_aux) + " aux variables");
-  if (pk.domain_size() < r1cs.num_constraints)
-    throw mismatch("a domain of " + std::to_string(pk.domain_size()) + " for " + std::to_string(r1cs.num_constraints) + " constraints");
-  t.keys = engine::make_circuit_keys(t.name, std::move(r1cs), std::move(pk));
-  return t;
+  return {c, keys_loader(c.name, params, r1cs_path)};
 }
 
 json Service::register_circuit(const std::string& body, const Caller& caller) {
@@ -320,7 +329,8 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
         if (circuit(name)) return {{"name", name}, {"created", false}};
       }
     if (circuit(name)) throw bad_request("circuit name '" + name + "' is taken");
-    register_type(load_files(spec), stored, true);
+    auto [c, loader] = load_files(spec);
+    serve_circuit(std::move(c), std::move(loader), stored, true);
     return {{"name", name}, {"created", true}};
   }
   if (!factory_.name || !factory_.make) throw bad_request("this daemon registers circuits from files only ('params', 'r1cs')");
@@ -334,10 +344,17 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const fs::path params = spool_.circuits() / (base + ".params"), r1cs = spool_.circuits() / (base + ".snkr1cs");
     write_durably(params, [&](const fs::path& p) { groth16::write_params(p.string(), t.keys->pk); });
     write_durably(r1cs, [&](const fs::path& p) { circuit::write_r1cs(p, t.keys->r1cs); });
+    // Served from the spool from now on: the engine loads the keys when a job needs them.
+    ServedCircuit c{name, t.keys->pk.vk, t.keys->r1cs.num_constraints, t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux,
+                    nullptr, t.instance};
     // Names within the spool's circuits/, so the state directory may move.
-    register_type(std::move(t),
-                  {{"kind", "builtin"}, {"body", spec}, {"params", params.filename().string()}, {"r1cs", r1cs.filename().string()}},
-                  true);
+    const json stored = {{"kind", "builtin"},
+                         {"body", spec},
+                         {"params", params.filename().string()},
+                         {"r1cs", r1cs.filename().string()},
+                         {"shape", {{"constraints", c.constraints}, {"inputs", c.inputs}, {"aux", c.aux}}}};
+    t.keys.reset();
+    serve_circuit(std::move(c), keys_loader(name, params, r1cs), stored, true);
   } catch (const std::invalid_argument& e) {
     throw bad_request(e.what());
   }
@@ -656,17 +673,18 @@ void Service::recover() {
     for (const StoredCircuit& c : store_.circuits()) {
       try {
         const json spec = json::parse(c.spec);
-        CircuitType t;
         if (spec.at("kind") == "files") {
-          t = load_files(spec.at("body"));
-        } else {
-          t.name = c.name;
-          circuit::R1cs r1cs = circuit::read_r1cs(spool_.circuits() / spec.at("r1cs").get<std::string>());
-          t.keys = engine::make_circuit_keys(
-              c.name, std::move(r1cs), groth16::read_params((spool_.circuits() / spec.at("params").get<std::string>()).string()));
-          if (factory_.instance) t.instance = factory_.instance(spec.at("body"));
+          auto [served, loader] = load_files(spec.at("body"));
+          serve_circuit(std::move(served), std::move(loader), spec, false);
+          continue;
         }
-        register_type(std::move(t), spec, false);
+        const fs::path params = spool_.circuits() / spec.at("params").get<std::string>();
+        const fs::path r1cs = spool_.circuits() / spec.at("r1cs").get<std::string>();
+        const json& shape = spec.at("shape");
+        ServedCircuit served{c.name, groth16::read_params_vk(params.string()), shape.at("constraints"), shape.at("inputs"),
+                             shape.at("aux"), nullptr, nullptr};
+        if (factory_.instance) served.instance = factory_.instance(spec.at("body"));
+        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs), spec, false);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
       }
@@ -779,7 +797,7 @@ json Service::cancel(const std::string& id_text, const Caller& caller) {
 json Service::circuit_info(const std::string& name) const {
   const auto type = circuit(name);
   if (!type) throw ApiError(404, "unknown circuit '" + name + "'");
-  const groth16::VerifyingKey& vk = vk_of(*type);
+  const groth16::VerifyingKey& vk = type->vk;
   // The bellperson bytes as write_vk puts them in a .vk file.
   const fs::path tmp = spool_.incoming("vk-" + random_name());
   groth16::write_vk(tmp.string(), vk);
@@ -792,7 +810,7 @@ json Service::circuit_info(const std::string& name) const {
   if (type->instance) witnesses.push_back("seeded");
   return {{"name", name},
           {"key", type->zkey ? "snarkjs zkey (proved on the CPU)" : "bellperson"},
-          {"constraints", type->zkey ? type->zkey_constraints : type->keys->r1cs.num_constraints},
+          {"constraints", type->constraints},
           {"inputs", shape.num_inputs},
           {"aux", shape.num_aux},
           {"witness_formats", witnesses},

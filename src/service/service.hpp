@@ -61,17 +61,25 @@ class Server;
 
 namespace snarkpipe::service {
 
-// A circuit type the daemon proves: its keys (bellperson layout, proved by the engine) or a
-// snarkjs key (proved by the ZkeyLane), and for a built-in type the circuit (with its witness)
-// that partition `partition` of a job seeded `seed` proves. Without `instance` the circuit
-// takes uploaded witnesses only.
+// A built-in circuit type as the factory makes it: its keys, and the circuit (with its witness)
+// that partition `partition` of a job seeded `seed` proves.
 struct CircuitType {
   using Instance = std::function<std::unique_ptr<circuit::Circuit>(std::uint64_t seed, std::size_t partition)>;
   std::string name;
-  std::shared_ptr<const engine::CircuitKeys> keys;     // or
-  std::shared_ptr<const circom::ZkeyProver> zkey;       // with the .r1cs's constraint count:
-  std::uint64_t zkey_constraints = 0;
+  std::shared_ptr<const engine::CircuitKeys> keys;
   Instance instance;
+};
+
+// A circuit the daemon serves. Its keys are not held here: the engine's CircuitStore loads them
+// (from the spool or the registered files) when a job needs them and evicts them under its
+// memory budget. A snarkjs key is held by its prover (the ZkeyLane proves it). Without
+// `instance` the circuit takes uploaded witnesses only.
+struct ServedCircuit {
+  std::string name;
+  groth16::VerifyingKey vk;
+  std::uint64_t constraints = 0, inputs = 0, aux = 0;  // inputs: ONE included
+  std::shared_ptr<const circom::ZkeyProver> zkey;     // null: bellperson keys, proved by the engine
+  CircuitType::Instance instance;
 };
 
 // How POST /v1/circuits turns a built-in type's body into a circuit type. `name` is cheap (no
@@ -154,7 +162,7 @@ class Service {
   nlohmann::json jobs(const Caller& caller = {}) const;
   nlohmann::json cancel(const std::string& id, const Caller& caller = {});
   nlohmann::json circuit_info(const std::string& name) const;
-  std::shared_ptr<const CircuitType> circuit(const std::string& name) const;
+  std::shared_ptr<const ServedCircuit> circuit(const std::string& name) const;
 
   // The witness upload (POST /v1/jobs with a binary body): `query` the job's fields, `read`
   // the body's bytes as they come (false when the connection broke), `declared` the
@@ -185,8 +193,12 @@ class Service {
   void forget_live(const LiveJob& j);
 
   Caller authenticate(const std::string& authorization) const;
-  void register_type(CircuitType type, const nlohmann::json& spec, bool persist);
-  CircuitType load_files(const nlohmann::json& spec) const;
+  // Serves `c`, its keys loaded by `loader` (none for a zkey); `spec` is what a restart
+  // needs to serve it again.
+  void serve_circuit(ServedCircuit c, engine::CircuitLoader loader, const nlohmann::json& spec, bool persist);
+  // A circuit from files, checked (counts against counts, without loading the keys), and
+  // the loader of its keys.
+  std::pair<ServedCircuit, engine::CircuitLoader> load_files(const nlohmann::json& spec) const;
   std::filesystem::path allowed_path(const nlohmann::json& spec, const char* key) const;
   nlohmann::json admit(StoredJob row, const Caller& caller);
   void run(const StoredJob& row);  // hands a stored job to the engine (under nothing)
@@ -207,7 +219,7 @@ class Service {
   std::mutex register_mu_;  // one registration (and its setup) at a time
   mutable std::mutex mu_;   // circuits_, live_
   std::condition_variable changed_;  // a live job finished, or the service is stopping
-  std::map<std::string, std::shared_ptr<const CircuitType>> circuits_;
+  std::map<std::string, std::shared_ptr<const ServedCircuit>> circuits_;
   std::map<std::uint64_t, LiveJob> live_;  // jobs handed to the engine, not settled yet
   std::atomic<bool> ready_{false}, draining_{false}, stopping_{false};
   std::atomic<std::size_t> settled_{0};  // jobs finished since start

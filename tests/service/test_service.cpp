@@ -137,6 +137,7 @@ class Daemon {
   }
 
   service::Service& svc() { return *svc_; }
+  engine::Engine& engine() { return *engine_; }
   int port() const { return port_; }
   const fs::path& state_dir() const { return options_.state_dir; }
   void set_token(const std::string& t) { token_ = t; }
@@ -292,6 +293,17 @@ TEST_F(DaemonTest, ProvesASeededJobAndEveryReturnedProofVerifiesAgainstTheServed
   // The snarkjs form of the served key is the same key.
   const groth16::VerifyingKey from_json = circom::vk_from_json(info["vk"]["snarkjs"]);
   EXPECT_EQ(from_json.ic, pvk.ic);
+}
+
+// A registered circuit's keys are the engine's to load (from the spool) and evict under its
+// budget: none is resident until a job needs it.
+TEST_F(DaemonTest, KeysAreLoadedWhenAJobNeedsThem) {
+  const std::string a = d().register_synthetic(150, 1, test_seed("lazy a"));
+  const std::string b = d().register_synthetic(150, 2, test_seed("lazy b"));
+  EXPECT_TRUE(d().engine().circuits().resident().empty());
+  EXPECT_EQ(d().wait_done(d().submit({{"circuit", b}})).value("state", ""), "done");
+  EXPECT_EQ(d().engine().circuits().resident(), std::vector<std::string>{b});
+  expect_proofs_verify(d().wait_done(d().submit({{"circuit", a}})), d().served_vk(a), 1);
 }
 
 // A witness the client computed, in each of the three forms, proves; the public inputs the
