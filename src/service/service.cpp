@@ -689,7 +689,14 @@ void Service::recover() {
         std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
       }
     }
-    for (const StoredJob& row : store_.queued()) {
+    const std::vector<StoredJob> queued = store_.queued();
+    // A crash between storing an upload and admitting its job leaves a witness no job names.
+    std::set<std::string> named;
+    for (const StoredJob& row : queued) named.insert(row.witness_file);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(spool_.witness(""), ec))
+      if (!named.count(entry.path().filename().string())) remove_quietly(entry.path());
+    for (const StoredJob& row : queued) {
       try {
         run(row);
       } catch (const std::exception& e) {

@@ -735,7 +735,9 @@ TEST(DaemonRestart, QueuedJobsRunAgainAndFinishedProofsStay) {
   // The state directory may move between runs.
   const fs::path moved = dir.string() + "-moved";
   fs::rename(dir, moved);
+  std::ofstream(moved / "witnesses" / "orphan") << "an upload whose job was never stored";
   Daemon d(options_in(moved));
+  EXPECT_FALSE(fs::exists(moved / "witnesses" / "orphan"));
   EXPECT_EQ(d.call("GET", "/v1/circuits/" + percent_encoded(name)).second["vk"]["bellperson_hex"], vk_before);
   const auto pvk = d.served_vk(name);
   EXPECT_EQ(d.call("GET", "/v1/jobs/" + first_done["id"].dump()).second["proofs"], first_done["proofs"]);
