@@ -9,13 +9,15 @@
 //      stays queued and finishes after the next start);
 //   4. a snarkjs .zkey with its circom .r1cs (compiled by circom2, keyed by snarkjs) registered
 //      by path, its proof verified by snarkjs;
-//   5. SIGTERM during a registration's setup does not wait for it.
+//   5. tokens from --config's [service] table, sent by the clients from $SNARKPIPE_TOKEN; a
+//      public address without tokens refused;
+//   6. SIGTERM during a registration's setup does not wait for it.
 // Usage: node daemon_process.mjs SNARKPIPE INTEROP_DIR. Exits 0 when all holds.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomBytes, createHash } from 'node:crypto';
 
 const [snarkpipe, interop] = process.argv.slice(2).map((p) => p && resolve(p));
 if (!snarkpipe || !interop) {
@@ -124,6 +126,7 @@ function verifyJobs(vkFile, jobs) {
   check(!nobleVerifies(vkFile, proof, pub), `jobs ${jobs.map((j) => j.id)}: proofs verify against a wrong input`);
 }
 
+let lastToken = '';
 try {
   // --- 1. SIGKILL mid-queue ---
   let d = await start();
@@ -243,8 +246,28 @@ try {
     console.log('skipped: the zkey check (circom2/snarkjs not installed in tests/interop)');
   }
 
-  // --- 5. SIGTERM while a registration sets up keys ---
-  fetch(`${url()}/v1/circuits`, { method: 'POST', body: JSON.stringify({ type: 'synthetic', constraints: '2^17', seed: 3 }) }).catch(() => {});
+  // --- 5. tokens from --config's [service] table; the clients send $SNARKPIPE_TOKEN ---
+  {
+    const token = randomBytes(16).toString('hex');
+    lastToken = token;
+    const cfg = join(dir, 'auth.toml');
+    writeFileSync(cfg, `[engine]\nbackend = "cpu"\n[service]\nretention = "1d"\n[[service.tokens]]\nname = "ops"\n` +
+                       `sha256 = "${createHash('sha256').update(token).digest('hex')}"\nadmin = true\n`);
+    const open = spawnSync(snarkpipe, ['serve', '--listen', '0.0.0.0:0', '--backend', 'cpu'], { encoding: 'utf8', timeout: 10000 });
+    check(open.status !== 0 && /without tokens/.test(open.stderr), `serve on 0.0.0.0 without tokens: ${open.status} ${open.stderr}`);
+    d.proc.kill('SIGTERM');
+    await exited(d, 10000);
+    d = await start(['--config', cfg]);
+    const denied = spawnSync(snarkpipe, ['jobs', '--server', url()], { encoding: 'utf8', env: { ...process.env, SNARKPIPE_TOKEN: '' } });
+    check(denied.status !== 0 && /401/.test(denied.stderr), `snarkpipe jobs without a token: ${denied.status} ${denied.stderr}`);
+    const allowed = spawnSync(snarkpipe, ['jobs', '--server', url()], { encoding: 'utf8', env: { ...process.env, SNARKPIPE_TOKEN: token } });
+    check(allowed.status === 0 && new RegExp(`^${ids[0]} +done`, 'm').test(allowed.stdout), `snarkpipe jobs with the token: ${allowed.stderr}${allowed.stdout}`);
+    console.log('ok: --config [service] tokens: 401 without the token, served with it; a public address without tokens refused', stamp());
+  }
+
+  // --- 6. SIGTERM while a registration sets up keys ---
+  fetch(`${url()}/v1/circuits`, { method: 'POST', headers: { Authorization: `Bearer ${lastToken}` },
+                                  body: JSON.stringify({ type: 'synthetic', constraints: '2^17', seed: 3 }) }).catch(() => {});
   await sleep(500);
   const t1 = Date.now();
   d.proc.kill('SIGTERM');
