@@ -18,9 +18,10 @@ namespace {
 constexpr std::size_t FR = 32, G1 = sizeof(ec::G1Affine), G2 = sizeof(ec::G2Affine);
 constexpr std::size_t RUNTIME_HEADROOM = std::size_t(1) << 30;
 constexpr std::size_t LARGEST_PIECE = std::size_t(1) << 25, SMALLEST_PIECE = std::size_t(1) << 20;
-// Below this the second streamer's MSMs are bound by their own arithmetic (2^21 pieces took
-// 1.5-1.9x the 2^23 time at 24 GiB), and after the H MSM is as good.
-constexpr std::size_t SMALLEST_TAIL_PIECE = std::size_t(1) << 21;
+// Below this the second streamer's MSMs are bound by their own arithmetic, and after the H
+// MSM is better: at 16 GiB with 2^21 pieces they took 2.29 s beside a 1.14 s H MSM, a 3.28 s
+// proof against 2.86 s serial (bench/results/prove/tiers-full-h200-2026-12-02-*.json).
+constexpr std::size_t SMALLEST_TAIL_PIECE = std::size_t(1) << 22;
 // Key pieces this large stream the H MSM at nearly its resident speed (977 against 950 ms at
 // 2^23, full shape); larger ones only take memory the L, A, B MSMs could use.
 constexpr std::size_t GOOD_PIECE = std::size_t(1) << 23;
@@ -177,14 +178,13 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   };
   // A streamed matrix's piece buffers (row pointers, columns and codes), never more than the circuit.
   const std::size_t csr_piece = std::min(CSR_PIECE_NNZ * 8 + (CSR_PIECE_ROWS + 1) * 8, s.circuit_bytes);
-  // The L, A, B MSMs beside the H MSM: the second streamer's MSM temporaries (its two piece
-  // buffers live as long as it does: a fixed item).
-  const std::size_t tail_bytes = T ? streamed_temp_bytes(T) : 0;
-  const std::string beside = "the L, A, B MSMs' pieces beside it";
+  // The L, A, B MSMs beside the H MSM: the second streamer's two pieces and its MSM's
+  // temporaries, made for the MSM phase and given back after it (prover.cu).
+  const std::size_t tail_bytes = T ? 2 * T * G1 + streamed_temp_bytes(T) : 0;
+  const std::string beside = "the L, A, B MSMs beside it (a second streamer, 2 × " + std::to_string(T) + " G1 points)";
 
   add("proving key", key_resident ? Place::device : Place::pinned_host, s.key_bytes());
   if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
-  if (T) add("second streamer's key pieces (2 × " + std::to_string(T) + " G1 points)", Place::device, 2 * T * G1);
   if (!s.evaluated) {
     add("recorded circuit", circuit_resident ? Place::device : p.streams_circuit ? Place::pinned_host : Place::host,
         s.circuit_bytes);
@@ -272,6 +272,10 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
     for (std::size_t p = LARGEST_PIECE; p >= SMALLEST_PIECE; p /= 2) pieces.push_back(p);
   MemoryPlan smallest;
   bool have_smallest = false;
+  if (r.only_tier) std::erase_if(tiers, [&](MemoryTier t) { return int(t) != r.only_tier; });
+  if (tiers.empty())
+    throw MemoryPlanError("memory tier " + std::to_string(r.only_tier) + " is not allowed here (tier 1 keeps the key in "
+                          "GPU memory, tiers 2-4 in host memory; tier 3 needs a recorded circuit)");
   for (const MemoryTier tier : tiers) {
     // Tier 4 streams the circuit (z stays on the device) or, in less memory, has the host
     // evaluate a, b, c (z after H); an evaluated assignment has its a, b, c already.
@@ -289,7 +293,7 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
       for (const std::size_t piece : pieces) {
         std::vector<std::size_t> tails;
         if (tier != MemoryTier::resident && r.concurrent_msms)
-          for (std::size_t t = piece; t >= SMALLEST_TAIL_PIECE; t /= 2) tails.push_back(t);
+          for (std::size_t t = piece; t >= std::min(piece, SMALLEST_TAIL_PIECE); t /= 2) tails.push_back(t);
         tails.push_back(0);
         for (const std::size_t tail : tails) {
           MemoryPlan p = plan_for_tier(r.shape, tier, piece, host_abc, tail);

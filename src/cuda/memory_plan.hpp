@@ -118,6 +118,7 @@ struct PlanRequest {
   TierChoice choice = TierChoice::any;
   std::size_t piece_points = 0;  // 0: the largest that fits, 2^25 down to 2^20
   bool concurrent_msms = true;   // tiers 2-4 may run the L, A, B MSMs beside the H MSM
+  int only_tier = 0;             // 1-4: that tier alone (still within the choice); 0: any
   std::string device_name = "the GPU";
 };
 

@@ -288,7 +288,8 @@ struct CudaBackend::Impl {
   // Host residency: the key's queries stream through the device piece by piece.
   std::unique_ptr<BaseStreamer> streamer;
   // ... and, where the plan has room (tail_piece_points), the L, A, B MSMs through a second
-  // streamer on the second stream, beside the H MSM.
+  // streamer beside the H MSM: made for that phase of each proof and given back after it
+  // (its pieces share the room of the H phase's vectors).
   std::unique_ptr<BaseStreamer> tail_streamer;
   std::map<const groth16::ProvingKey*, std::size_t> tail_piece;  // per key: its plan's (0: none)
 
@@ -834,6 +835,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     req.choice = choice_of(key_known ? m.keys.at(&pk).residency : m.options.residency);
     req.piece_points = m.options.host_piece_points ? m.options.host_piece_points : m.planned_piece;
     req.concurrent_msms = m.options.concurrent_msms;
+    req.only_tier = m.options.only_tier;
     req.device_name = m.device_name + " (" + std::to_string(total_bytes >> 30) + " GiB)";
     MemoryPlan plan;
     try {
@@ -956,8 +958,6 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     SNARKPIPE_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithPriority(&m.beside_stream, cudaStreamNonBlocking, greatest));
   }
-  if (beside_h_msm && !m.tail_streamer)
-    m.tail_streamer = std::make_unique<BaseStreamer>(m.tail_pool, m.beside_stream, beside_piece);
   cudaStream_t ts = !host ? m.tail_stream : beside_h_msm ? m.beside_stream : st;
   BufferPool& tpool = host && !beside_h_msm ? m.pool : m.tail_pool;
   ProofParts parts;
@@ -1067,6 +1067,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
     ntt.release_scratch();
     m.pool.release_free();
+    m.tail_streamer.reset();  // (one left by a proof that failed)
+    m.tail_streamer = std::make_unique<BaseStreamer>(m.tail_pool, m.beside_stream, beside_piece);
     start_tail();
   }
   phase(concurrent || beside_h_msm ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
@@ -1082,8 +1084,12 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   if (concurrent || beside_h_msm) {
     tail_thread.join();
     if (tail_error) std::rethrow_exception(tail_error);
-    // Its temporaries go back to the device: the next proof's H phase needs the room.
-    if (beside_h_msm) m.tail_pool.release_free();
+    // Its pieces and temporaries go back to the device: the next proof's H phase needs the room.
+    if (beside_h_msm) {
+      SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.beside_stream));
+      m.tail_streamer.reset();
+      m.tail_pool.release_free();
+    }
   } else {
     phase("L, A, B MSMs");
     tail();

@@ -64,6 +64,9 @@ struct CudaBackendOptions {
   // Rows per piece of a streamed circuit's matrices (tiers 3 and 4); 0: 2^22. Tests make it
   // small to have many pieces.
   std::size_t circuit_piece_rows = 0;
+  // Only this memory tier (1-4; 0: the planner's choice): for tests that must run each path,
+  // and for an operator who wants one tier's behaviour whatever the free memory.
+  int only_tier = 0;
 };
 
 class CudaBackend final : public groth16::ProverBackend {

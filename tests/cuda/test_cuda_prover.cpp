@@ -8,6 +8,7 @@
 #include "cuda/fixed_base.hpp"
 #include "cuda/memory_plan.hpp"
 #include "cuda/prover.hpp"
+#include "tier_cases.hpp"
 #include "msm/fixed_base.hpp"
 #include "gpu_skip.hpp"
 #include "groth16/setup.hpp"
@@ -118,9 +119,9 @@ TEST(CudaProver, BoundedHFromAnEvaluatedAssignmentGivesTheCpuProof) {
   }
 }
 
-// The memory plan's tiers on the device: a budget that leaves no room for the circuit puts it
-// in tier 3 (a, b, c on the host), a smaller one in tier 4 (bounded H), one below every tier
-// refuses before any work, and the proof is the CPU backend's in every tier.
+// The memory plan's tiers on the device: every tier and variant (the L, A, B MSMs beside the
+// H MSM or after it, tier 4's a/b/c from the host) gives the CPU backend's proof bytes, and a
+// budget below every tier refuses before any work.
 TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
   SNARKPIPE_REQUIRE_GPU();
   groth16::CpuBackend cpu;
@@ -130,36 +131,29 @@ TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
   const groth16::ProvingKey pk = groth16::setup(r1cs);
   const std::size_t piece = 1 << 12;
   const cuda::ProofShape shape = cuda::ProofShape::of(pk, r1cs);
-  struct Case {
-    cuda::SrsResidency residency;
-    std::size_t budget;
-    int tier;
-    const char* variant;  // in the plan's words
-  };
-  for (const Case& c : {Case{cuda::SrsResidency::automatic, 0, 1, "resident"},
-                        Case{cuda::SrsResidency::host, 0, 2, "key streamed"},
-                        Case{cuda::SrsResidency::host,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::circuit_streamed, piece).device_bytes, 3,
-                             "circuit streamed"},
-                        Case{cuda::SrsResidency::automatic,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece).device_bytes, 4,
-                             "bounded H, circuit streamed"},
-                        Case{cuda::SrsResidency::automatic,
-                             cuda::plan_for_tier(shape, cuda::MemoryTier::bounded_h, piece, true).device_bytes, 4,
-                             "a/b/c from the host"}}) {
-    SCOPED_TRACE("tier " + std::to_string(c.tier) + " " + c.variant);
+  // The budgets of every tier's variants (tier_cases.hpp; test_memory_plan checks that they
+  // cover every path): the backend follows the planner's choice and gives the CPU's bytes.
+  for (const cuda::testing::TierCase& c : cuda::testing::tier_cases(cuda::ProofShape::of(pk, r1cs), piece)) {
+    const cuda::MemoryPlan& want = c.plan;
+    const std::string& words = c.words;
+    SCOPED_TRACE(words);
     cuda::CudaBackendOptions opt;
     opt.residency = c.residency;
     opt.host_piece_points = piece;
     opt.device_budget = c.budget;
+    opt.concurrent_msms = c.concurrent;
+    opt.only_tier = c.tier;
     opt.circuit_piece_rows = 1000;  // a streamed circuit in many pieces
     cuda::CudaBackend gpu(opt);
     for (int run = 0; run < 2; ++run) {
       const ProverRandomness rs = ProverRandomness::random();
       EXPECT_EQ(gpu.finish(pk.vk, gpu.start(pk, r1cs, w), rs).to_bytes(),
                 cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
-      EXPECT_EQ(gpu.memory_tier(), c.tier) << gpu.memory_plan();
-      EXPECT_NE(gpu.memory_plan().find(c.variant), std::string::npos) << gpu.memory_plan();
+      EXPECT_EQ(gpu.memory_tier(), int(want.tier)) << gpu.memory_plan();
+      EXPECT_EQ(gpu.memory_plan().substr(0, gpu.memory_plan().find(':')), words) << gpu.memory_plan();
+      EXPECT_EQ(gpu.last_phases().concurrent, want.tier == cuda::MemoryTier::resident
+                                                  ? c.concurrent
+                                                                                : want.tail_piece_points > 0);
     }
     // The packed witness (the engine's) takes the same path.
     groth16::PackedWitness packed;

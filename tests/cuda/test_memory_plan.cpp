@@ -4,11 +4,16 @@
 // follow the shape.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
 #include "cuda/memory_plan.hpp"
 #include "cuda/prover.hpp"
 #include "groth16/random_circuit.hpp"
 #include "groth16/setup.hpp"
 #include "test_seed.hpp"
+#include "tier_cases.hpp"
 
 namespace snarkpipe::cuda {
 namespace {
@@ -196,6 +201,45 @@ TEST(MemoryPlan, ShapeOfARealKeyAndCircuit) {
   EXPECT_EQ(s.key_bytes(), (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size()) * 96 + pk.b_g2.size() * 192);
 }
 
+// The GPU test's tier cases (test_cuda_prover, byte-equal to the CPU) reach every path: each
+// tier, and the streamed L, A, B MSMs both beside the H MSM and after it.
+TEST(MemoryPlan, TheGpuTestsCasesCoverEveryPath) {
+  const snarkpipe::testing::RandomCircuit c((1 << 15) + 3, 4, ::test_seed("MemoryPlan.Cases"));
+  const circuit::R1cs r1cs = c.record();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  std::set<std::string> ran;
+  for (const testing::TierCase& t : testing::tier_cases(ProofShape::of(pk, r1cs), 1 << 12)) {
+    ran.insert(t.words);
+    if (t.budget) EXPECT_LE(t.plan.device_bytes, t.budget) << t.words;
+    EXPECT_EQ(t.plan.tail_piece_points > 0, t.words.find("L/A/B beside the H MSM") != std::string::npos);
+    if (!t.concurrent) EXPECT_EQ(t.plan.tail_piece_points, 0u) << t.words;
+  }
+  for (const char* w : {"tier 1 of 4 (resident)", "tier 2 of 4 (key streamed)",
+                        "tier 2 of 4 (key streamed, L/A/B beside the H MSM)", "tier 4 of 4 (bounded H, circuit streamed)",
+                        "tier 4 of 4 (bounded H, circuit streamed, L/A/B beside the H MSM)",
+                        "tier 4 of 4 (bounded H, a/b/c from the host)"})
+    EXPECT_TRUE(ran.count(w)) << w;
+  EXPECT_TRUE(ran.count("tier 3 of 4 (circuit streamed)"));
+  EXPECT_TRUE(ran.count("tier 3 of 4 (circuit streamed, L/A/B beside the H MSM)"));
+  for (const auto& w : ran) std::printf("  %s\n", w.c_str());
+}
+
+// One tier asked for: that tier or a refusal that names it, never another tier.
+TEST(MemoryPlan, OnlyTierIsThatTierOrARefusal) {
+  const ProofShape s = ProofShape::porep_partition();
+  for (const int t : {1, 2, 3, 4}) {
+    PlanRequest r = request(s, 141);
+    r.only_tier = t;
+    EXPECT_EQ(int(plan_device_memory(r).tier), t);
+  }
+  PlanRequest on_host = request(s, 141, TierChoice::key_on_host);
+  on_host.only_tier = 1;
+  EXPECT_THROW(plan_device_memory(on_host), MemoryPlanError);
+  PlanRequest small = request(s, 16);
+  small.only_tier = 2;  // 16 GiB cannot hold tier 2
+  EXPECT_THROW(plan_device_memory(small), MemoryPlanError);
+}
+
 // Setup's GPU multiplications hold a bounded amount whatever the circuit: ~4 GiB, so every card
 // an operator owns sets up on its GPU.
 TEST(MemoryPlan, SetupOnTheGpuIsBounded) {
@@ -211,9 +255,9 @@ TEST(MemoryPlan, LABMsmsBesideTheHMsmWhereMemoryAllows) {
     std::printf("%d GiB: %s\n", gib, p.summary().c_str());
     EXPECT_LE(p.device_bytes, p.available_bytes);
     if (p.tail_piece_points) {
-      // The second streamer's pieces are no larger than the first's, and its phase is counted.
+      // The second streamer's pieces are no larger than the first's, and the plan names them.
       EXPECT_LE(p.tail_piece_points, p.piece_points);
-      EXPECT_NE(p.describe().find("second streamer's key pieces (2 × " + std::to_string(p.tail_piece_points)), std::string::npos)
+      EXPECT_NE(p.describe().find("a second streamer, 2 × " + std::to_string(p.tail_piece_points)), std::string::npos)
           << p.describe();
       // The same card without the MSMs side by side never plans more memory.
       PlanRequest serial = request(s, gib);
@@ -223,8 +267,13 @@ TEST(MemoryPlan, LABMsmsBesideTheHMsmWhereMemoryAllows) {
       EXPECT_LE(q.device_bytes, q.available_bytes);
     }
   }
-  // Cards from 24 GiB up run them side by side; so does 16 GiB with the circuit streamed.
-  for (const int gib : {16, 24, 32, 48}) EXPECT_GT(plan_device_memory(request(s, gib)).tail_piece_points, 0u) << gib;
+  // Cards from 24 GiB up run them side by side, with pieces of at least 2^23 points (smaller
+  // ones made them slower than after the H MSM, measured at 16 GiB).
+  for (const int gib : {24, 32, 48}) EXPECT_GE(plan_device_memory(request(s, gib)).tail_piece_points, std::size_t(1) << 23) << gib;
+  // 16 GiB: no room for that beside tier 4's H MSM; the L, A, B MSMs follow it, with the H
+  // MSM's pieces at 2^23.
+  EXPECT_EQ(plan_device_memory(request(s, 16)).tail_piece_points, 0u);
+  EXPECT_EQ(plan_device_memory(request(s, 16)).piece_points, std::size_t(1) << 23);
   // 12 GiB: z comes after the H MSM (a, b, c from the host), so the L, A, B MSMs follow it.
   EXPECT_EQ(plan_device_memory(request(s, 12)).tail_piece_points, 0u);
   // The resident tier has no streamers.
