@@ -214,7 +214,7 @@ Service::~Service() { stop(); }
 
 std::vector<std::string> Service::routes() {
   return {"POST /v1/circuits",     "GET /v1/circuits",         "GET /v1/circuits/{name}", "POST /v1/jobs",
-          "GET /v1/jobs",          "GET /v1/jobs/{id}",        "GET /v1/jobs/{id}/wait",  "DELETE /v1/jobs/{id}",
+          "GET /v1/jobs",          "GET /v1/jobs/{id}",        "GET /v1/jobs/{id}/wait",  "GET /v1/jobs/{id}/events", "DELETE /v1/jobs/{id}",
           "GET /v1/status",        "GET /metrics"};
 }
 
@@ -951,6 +951,50 @@ int Service::start(const std::string& host, int port) {
         if (key != "timeout_s") throw bad_request("unknown parameter '" + key + "' (wait takes timeout_s)");
       const std::uint64_t timeout_s = req.has_param("timeout_s") ? parse_uint("timeout_s", req.get_param_value("timeout_s")) : 30;
       return wait(req.matches[1], std::chrono::seconds(std::min<std::uint64_t>(timeout_s, 86400)), c);
+    });
+  });
+  // Server-sent events: "progress" whenever the job's state or progress changes, then "done"
+  // with the whole job (proofs included) once it is finished, or "closing" when the daemon
+  // stops first.
+  http->Get(R"(/v1/jobs/([^/]+)/events)", [=, this](const httplib::Request& req, httplib::Response& res) {
+    Caller c;
+    const std::string id = req.matches[1];
+    try {
+      c = caller_of(req);
+      job(id, c);  // an unknown job is 404 before the stream starts
+    } catch (const ApiError& e) {
+      return reply_error(res, e.status(), e.what());
+    } catch (const std::exception& e) {
+      return reply_error(res, 500, e.what());
+    }
+    auto last = std::make_shared<std::string>();
+    auto ended = std::make_shared<bool>(false);
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider("text/event-stream", [this, c, id, last, ended](std::size_t, httplib::DataSink& sink) {
+      if (*ended) {
+        sink.done();
+        return true;
+      }
+      json j;
+      try {
+        j = job(id, c);
+      } catch (const std::exception& e) {
+        j = {{"error", e.what()}};
+      }
+      const std::string state = j.value("state", "");
+      const bool finished = state != "queued" && state != "running";
+      const bool closing = !finished && (stopping_ || draining_);
+      const std::string text = j.dump();
+      if (text != *last || finished || closing) {
+        *last = text;
+        const std::string event =
+            std::string("event: ") + (finished ? "done" : closing ? "closing" : "progress") + "\ndata: " + text + "\n\n";
+        *ended = finished || closing;
+        return sink.write(event.data(), event.size());
+      }
+      std::unique_lock lock(mu_);
+      changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_ || draining_; });
+      return true;
     });
   });
   http->Get(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {

@@ -4,7 +4,8 @@
 //
 //   POST   /v1/circuits        register a circuit: a built-in type through the CircuitFactory
 //                              ({"type": "synthetic", ...}), or files by path ({"name": N,
-//                              "params": "x.params", "r1cs": "x.snkr1cs" | "x.r1cs"}); admin
+//                              "params": "x.params", "r1cs": "x.snkr1cs" | "x.r1cs"}, or
+//                              {"name": N, "zkey": "x.zkey", "r1cs": "x.r1cs"}); admin
 //   GET    /v1/circuits        {"circuits": [names]}
 //   GET    /v1/circuits/NAME   its shape and verifying key (bellperson hex, snarkjs JSON)
 //   POST   /v1/jobs            JSON {"circuit", "partitions", "priority", "seed",
@@ -15,6 +16,8 @@
 //   GET    /v1/jobs            the caller's jobs, newest first
 //   GET    /v1/jobs/ID         state, error; when done the proofs and public inputs
 //   GET    /v1/jobs/ID/wait    the same, once the job is finished (long poll, ?timeout_s=)
+//   GET    /v1/jobs/ID/events  server-sent events: "progress" (state, partitions synthesized)
+//                              as it changes, then "done" with the whole job
 //   DELETE /v1/jobs/ID         cancels a queued or running job
 //   GET    /v1/status, /metrics
 //

@@ -666,6 +666,40 @@ TEST_F(DaemonTest, WaitAnswersWhenTheJobFinishes) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
 }
 
+// Server-sent events: progress as the partitions are synthesized, then the finished job.
+TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
+  const std::string name = d().register_synthetic(1500, 2, test_seed("events"));
+  const std::uint64_t id = d().submit({{"circuit", name}, {"partitions", 6}});
+  httplib::Client c("127.0.0.1", d().port());
+  c.set_read_timeout(60, 0);
+  std::string stream;
+  const httplib::Result r = c.Get(("/v1/jobs/" + std::to_string(id) + "/events").c_str(), [&](const char* data, std::size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->get_header_value("Content-Type").find("text/event-stream"), std::string::npos);
+  std::vector<std::pair<std::string, json>> events;
+  for (std::size_t at = 0; (at = stream.find("event: ", at)) != std::string::npos;) {
+    const std::size_t nl = stream.find('\n', at), data = stream.find("data: ", nl), end = stream.find("\n\n", data);
+    ASSERT_NE(end, std::string::npos) << stream;
+    events.emplace_back(stream.substr(at + 7, nl - at - 7), json::parse(stream.substr(data + 6, end - data - 6)));
+    at = end;
+  }
+  ASSERT_GE(events.size(), 2u) << stream;
+  std::size_t synthesized = 0;
+  for (std::size_t i = 0; i + 1 < events.size(); ++i) {
+    EXPECT_EQ(events[i].first, "progress");
+    const std::size_t now = events[i].second.value("partitions_synthesized", std::size_t(0));
+    EXPECT_GE(now, synthesized);
+    synthesized = now;
+  }
+  EXPECT_EQ(events.back().first, "done");
+  expect_proofs_verify(events.back().second, d().served_vk(name), 6);
+  EXPECT_EQ(d().call("GET", "/v1/jobs/999/events").first, 404);
+}
+
 // 200 clients at once, each submitting and waiting: every job done once, every proof valid.
 TEST_F(DaemonTest, TwoHundredConcurrentClients) {
   const std::uint64_t seed = test_seed("200 clients");
