@@ -181,7 +181,13 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
                         [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); },
                         [](const nlohmann::json& b) { return seeded_instances(spec_from_json(b)); }},
                        sc.options);
-  const int bound = svc.start(host, port);
+  // --circuit is registered after the recovery (a restart finds it registered already), and
+  // before the daemon reads as ready.
+  const int bound = svc.start(host, port, [&] {
+    if (!register_at_start) return;
+    const nlohmann::json r = svc.register_circuit(spec_to_json(o.circuit).dump());
+    std::fprintf(stderr, "  circuit: %s\n", r.value("name", std::string()).c_str());
+  });
   const bool tls = !sc.options.tls_cert.empty();
   std::fprintf(stderr, "snarkpipe daemon on %s://%s:%d (backend %s); Ctrl-C stops it. State in %s%s. Engine configuration:\n",
                tls ? "https" : "http", host.c_str(), bound, config.backend.c_str(), sc.options.state_dir.c_str(),
@@ -190,18 +196,16 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   for (std::string line; std::getline(lines, line);) std::fprintf(stderr, "    %s\n", line.c_str());
   if (sc.options.tokens.empty()) std::fprintf(stderr, "  no tokens configured: anyone who reaches %s may submit\n", host.c_str());
 
-  // Recovery and --circuit off this thread, so that a stop signal is heard during them.
-  std::atomic<bool> started{false};
+  // Waits for the recovery and --circuit off this thread, so that a stop signal is heard
+  // during them.
+  std::atomic<bool> started{false}, start_failed{false};
   std::thread startup([&] {
     try {
       svc.wait_ready();
-      if (register_at_start) {
-        const nlohmann::json r = svc.register_circuit(spec_to_json(o.circuit).dump());
-        std::fprintf(stderr, "  circuit: %s\n", r.value("name", std::string()).c_str());
-      }
-      std::fprintf(stderr, "snarkpipe daemon: ready\n");
+      if (svc.ready()) std::fprintf(stderr, "snarkpipe daemon: ready\n");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "snarkpipe daemon: start failed: %s\n", e.what());
+      start_failed = true;
       ::kill(::getpid(), SIGTERM);
     }
     started = true;
@@ -235,7 +239,7 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
     std::error_code ec;
     std::filesystem::remove_all(scratch, ec);
   }
-  return 0;
+  return start_failed ? 1 : 0;
 }
 
 #endif

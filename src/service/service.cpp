@@ -667,7 +667,7 @@ void Service::janitor_loop() {
   }
 }
 
-void Service::recover() {
+void Service::recover(const std::function<void()>& then) {
   try {
     spool_.clear_incoming();
     for (const StoredCircuit& c : store_.circuits()) {
@@ -703,6 +703,7 @@ void Service::recover() {
         store_.finish(row.id, "failed", std::string("at restart: ") + e.what(), "", unix_now());
       }
     }
+    if (then) then();
   } catch (...) {
     std::lock_guard lock(mu_);
     recovery_error_ = std::current_exception();
@@ -871,7 +872,7 @@ json Service::status() const {
           {"circuits", circuits}};
 }
 
-int Service::start(const std::string& host, int port) {
+int Service::start(const std::string& host, int port, std::function<void()> then) {
   if (http_) throw std::logic_error("the service is already started");
   std::unique_ptr<httplib::Server> http;
   if (!options_.tls_cert.empty() || !options_.tls_key.empty()) {
@@ -1037,14 +1038,15 @@ int Service::start(const std::string& host, int port) {
   while (!http_->is_running() && !*returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   completion_ = std::thread([this] { completion_loop(); });
   janitor_ = std::thread([this] { janitor_loop(); });
-  recovery_ = std::thread([this] { recover(); });
+  recovery_ = std::thread([this, then = std::move(then)] { recover(then); });
   return bound;
 }
 
 std::pair<std::size_t, std::size_t> Service::drain(std::chrono::milliseconds deadline) {
   draining_ = true;
   const auto until = std::chrono::steady_clock::now() + deadline;
-  if (recovery_.joinable()) recovery_.join();
+  // The recovery is not waited for: it may be registering a circuit, which cannot be
+  // interrupted; jobs it hands to the engine from now on stay queued for the next start.
   const std::size_t settled_before = settled_;
   std::vector<LiveJob> jobs;
   {

@@ -137,10 +137,11 @@ class Service {
   Service& operator=(const Service&) = delete;
 
   // Binds host:port (0: a free port) and serves on threads of its own, then restores the
-  // registered circuits and runs again the jobs a previous run left queued (status "ready"
-  // is false until then; POST /v1/jobs answers 503). Returns the port; throws
+  // registered circuits, runs again the jobs a previous run left queued, and runs `then`
+  // (the command line's --circuit registration, say); status "ready" is false until all
+  // that is done, and POST /v1/jobs answers 503. Returns the port; throws
   // std::runtime_error when it cannot bind.
-  int start(const std::string& host, int port);
+  int start(const std::string& host, int port, std::function<void()> then = {});
   bool ready() const { return ready_; }
   // Waits until start()'s recovery is done; throws what it failed with.
   void wait_ready();
@@ -207,7 +208,7 @@ class Service {
   void run(const StoredJob& row);  // hands a stored job to the engine (under nothing)
   StoredJob owned_job(const std::string& id, const Caller& caller) const;  // 404 for another's
   nlohmann::json describe(const StoredJob& row) const;
-  void recover();
+  void recover(const std::function<void()>& then);
   void completion_loop();
   void janitor_loop();
   void settle(std::uint64_t id, LiveJob live, const engine::JobResult& result);

@@ -11,7 +11,8 @@
 //      by path, its proof verified by snarkjs;
 //   5. tokens from --config's [service] table, sent by the clients from $SNARKPIPE_TOKEN; a
 //      public address without tokens refused;
-//   6. SIGTERM during a registration's setup does not wait for it.
+//   6. SIGTERM during a registration's setup does not wait for it;
+//   7. the port is bound (status not ready) while --circuit sets up, and SIGTERM then exits.
 // Usage: node daemon_process.mjs SNARKPIPE INTEROP_DIR. Exits 0 when all holds.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -274,6 +275,30 @@ try {
   const stopped = await exited(d, 10000);
   check(stopped !== null, 'SIGTERM during a registration: the daemon did not exit within 10 s');
   console.log(`ok: SIGTERM during a registration's setup exited in ${Date.now() - t1} ms`, stamp());
+
+  // --- 7. the port is bound before --circuit sets up; not ready until then; SIGTERM then ---
+  {
+    const proc = spawn(snarkpipe, ['serve', '--listen', '127.0.0.1:0', '--state-dir', join(dir, 'state7'), ...engineArgs,
+                                   '--circuit', 'synthetic', '--constraints', '2^17'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const e = { n: 7, proc, log: '', exited: null };
+    daemons.push(e);
+    proc.on('exit', (code, signal) => { e.exited = { code, signal }; });
+    proc.stderr.on('data', (chunk) => { e.log += chunk.toString(); });
+    let port = 0;
+    for (let i = 0; i < 300 && !port; i++) {
+      const m = e.log.match(/daemon on http:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) port = Number(m[1]);
+      else await sleep(20);
+    }
+    check(port > 0, 'the daemon did not bind before setting up --circuit');
+    const st = await (await fetch(`http://127.0.0.1:${port}/v1/status`)).json();
+    check(st.ready === false, `ready while --circuit still sets up: ${JSON.stringify(st).slice(0, 200)}`);
+    const t2 = Date.now();
+    proc.kill('SIGTERM');
+    const end = await exited(e, 10000);
+    check(end !== null, 'SIGTERM during the --circuit setup: no exit within 10 s');
+    console.log(`ok: bound and not ready during the --circuit setup; SIGTERM exited in ${Date.now() - t2} ms`, stamp());
+  }
 } catch (e) {
   fail(e.stack || String(e));
 } finally {
