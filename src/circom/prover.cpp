@@ -80,12 +80,13 @@ ZkeyProver::ZkeyProver(Zkey z)
       vk_(std::move(z.vk)),
       domain_(std::size_t(std::countr_zero(z.domain_size))),
       pvk_(groth16::PreparedVerifyingKey::from(vk_)) {
+  ZkeyLayout& L = layout_;
   const std::uint64_t m = domain_.m();
-  perm_mul_ = snarkjs_root_exponent() & (m - 1);
+  L.perm_mul = snarkjs_root_exponent() & (m - 1);
 
   // Coefficients by row (counting sort), rows in snarkjs's order.
   for (std::uint32_t mat = 0; mat < 2; ++mat) {
-    Rows& rows = mat == 0 ? a_rows_ : b_rows_;
+    ZkeyLayout::Rows& rows = mat == 0 ? L.a_rows : L.b_rows;
     rows.row_ptr.assign(m + 1, 0);
     for (const auto& c : z.coefficients)
       if (c.matrix == mat) ++rows.row_ptr[c.constraint + 1];
@@ -105,44 +106,45 @@ ZkeyProver::ZkeyProver(Zkey z)
   // s^bitrev(q) at position q, s = ω'_{2m}: the coset shift applied to coefficients that
   // the inverse NTT leaves in bit-reversed order.
   const Fr s = snarkjs_root_of_unity(unsigned(domain_.log_m()) + 1);
-  coset_twiddles_.resize(m);
+  L.coset_twiddles.resize(m);
   Fr x = Fr::one();
-  for (auto& v : coset_twiddles_) {
+  for (auto& v : L.coset_twiddles) {
     v = x;
     x *= s;
   }
-  poly::bit_reverse_permute(coset_twiddles_);
+  poly::bit_reverse_permute(L.coset_twiddles);
 
-  a_density_ = {non_identity_words(z.a), z.a.size()};
-  b1_density_ = {non_identity_words(z.b1), z.b1.size()};
-  b2_density_ = {non_identity_words(z.b2), z.b2.size()};
-  a_ = compact(z.a);
-  b1_ = compact(z.b1);
-  b2_ = compact(z.b2);
+  L.a_density = {non_identity_words(z.a), z.a.size()};
+  L.b1_density = {non_identity_words(z.b1), z.b1.size()};
+  L.b2_density = {non_identity_words(z.b2), z.b2.size()};
+  L.a = compact(z.a);
+  L.b1 = compact(z.b1);
+  L.b2 = compact(z.b2);
 
   // C's points (private signals), then H's with H_j at π(j): H_j pairs with the evaluation
   // at s·ω'^j = s·ω^π(j). Identity points (signals in no constraint) are left out.
   const std::size_t nc = z.c.size();
   std::vector<ec::G1Affine> c_and_h = std::move(z.c);
   c_and_h.resize(nc + m);
-  for (std::uint64_t j = 0; j < m; ++j) c_and_h[nc + ((perm_mul_ * j) & (m - 1))] = z.h[j];
+  for (std::uint64_t j = 0; j < m; ++j) c_and_h[nc + ((L.perm_mul * j) & (m - 1))] = z.h[j];
   std::vector<ec::G1Affine>().swap(z.h);
-  c_h_density_ = {non_identity_words(c_and_h), c_and_h.size()};
-  c_h_ = compact(c_and_h);
+  L.c_h_density = {non_identity_words(c_and_h), c_and_h.size()};
+  L.c_h = compact(c_and_h);
 }
 
 void ZkeyProver::evaluate_h(std::span<const Fr> w, std::vector<Fr>& d, ZkeyProverTimings& t) const {
+  const ZkeyLayout& L = layout_;
   auto t0 = Clock::now();
   const std::uint64_t m = domain_.m(), mask = m - 1;
   std::vector<Fr> a(m), b(m), c(m);
   tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, m, 4096), [&](const auto& r) {
     for (std::uint64_t k = r.begin(); k < r.end(); ++k) {
       Fr sa, sb;
-      for (std::uint32_t i = a_rows_.row_ptr[k]; i < a_rows_.row_ptr[k + 1]; ++i)
-        sa += a_rows_.value[i] * w[a_rows_.signal[i]];
-      for (std::uint32_t i = b_rows_.row_ptr[k]; i < b_rows_.row_ptr[k + 1]; ++i)
-        sb += b_rows_.value[i] * w[b_rows_.signal[i]];
-      const std::uint64_t at = (perm_mul_ * k) & mask;
+      for (std::uint32_t i = L.a_rows.row_ptr[k]; i < L.a_rows.row_ptr[k + 1]; ++i)
+        sa += L.a_rows.value[i] * w[L.a_rows.signal[i]];
+      for (std::uint32_t i = L.b_rows.row_ptr[k]; i < L.b_rows.row_ptr[k + 1]; ++i)
+        sb += L.b_rows.value[i] * w[L.b_rows.signal[i]];
+      const std::uint64_t at = (L.perm_mul * k) & mask;
       a[at] = sa;
       b[at] = sb;
       c[at] = sa * sb;
@@ -154,7 +156,7 @@ void ZkeyProver::evaluate_h(std::span<const Fr> w, std::vector<Fr>& d, ZkeyProve
   for (auto* v : {&a, &b, &c}) {
     poly::intt(*v, domain_, Order::Natural, Order::BitReversed);
     tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, m, 4096), [&](const auto& r) {
-      for (std::uint64_t q = r.begin(); q < r.end(); ++q) (*v)[q] *= coset_twiddles_[q];
+      for (std::uint64_t q = r.begin(); q < r.end(); ++q) (*v)[q] *= L.coset_twiddles[q];
     });
     poly::ntt(*v, domain_, Order::BitReversed, Order::Natural);
   }
@@ -165,12 +167,28 @@ void ZkeyProver::evaluate_h(std::span<const Fr> w, std::vector<Fr>& d, ZkeyProve
   t.ntt_ms = ms_since(t0);
 }
 
-groth16::Proof ZkeyProver::prove(std::span<const Fr> w, const groth16::ProverRandomness& rs,
-                                 ZkeyProverTimings* timings) const {
+void ZkeyProver::check_witness_shape(std::span<const Fr> w) const {
   if (w.size() != num_vars_)
     throw groth16::ProverError("the witness has " + std::to_string(w.size()) + " values; the key is for " +
                                std::to_string(num_vars_) + " signals (a witness for another circuit?)");
   if (!w[0].is_one()) throw groth16::ProverError("the witness's value 0 (the constant ONE) is not 1");
+}
+
+groth16::Proof assemble_zkey_proof(const groth16::VerifyingKey& vk, const G1Jacobian& a_acc, const G1Jacobian& b1_acc,
+                                   const G2Jacobian& b2_acc, const G1Jacobian& ch_acc,
+                                   const groth16::ProverRandomness& rs) {
+  const G1Jacobian delta1 = G1Jacobian::from_affine(vk.delta_g1);
+  const G1Jacobian pi_a = G1Jacobian::from_affine(vk.alpha_g1) + a_acc + delta1 * rs.r;
+  const G2Jacobian pi_b = G2Jacobian::from_affine(vk.beta_g2) + b2_acc + G2Jacobian::from_affine(vk.delta_g2) * rs.s;
+  const G1Jacobian b1 = G1Jacobian::from_affine(vk.beta_g1) + b1_acc + delta1 * rs.s;
+  const G1Jacobian pi_c = ch_acc + pi_a * rs.s + b1 * rs.r - delta1 * (rs.r * rs.s);
+  return groth16::Proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+}
+
+groth16::Proof ZkeyProver::prove(std::span<const Fr> w, const groth16::ProverRandomness& rs,
+                                 ZkeyProverTimings* timings) const {
+  check_witness_shape(w);
+  const ZkeyLayout& L = layout_;
   ZkeyProverTimings t;
   const auto start = Clock::now();
   // The C ‖ H MSM's scalars: the private signals' values, then d.
@@ -178,28 +196,23 @@ groth16::Proof ZkeyProver::prove(std::span<const Fr> w, const groth16::ProverRan
   evaluate_h(w, ch_scalars, t);
   ch_scalars.insert(ch_scalars.begin(), w.begin() + std::ptrdiff_t(num_public_ + 1), w.end());
 
-  auto view = [](const Query& q) { return msm::DensityView(q.words, q.size); };
+  auto view = [](const ZkeyLayout::Query& q) { return msm::DensityView(q.words, q.size); };
   auto t0 = Clock::now();
-  const G1Jacobian ch_acc = msm::msm_split<ec::G1Curve>(c_h_, ch_scalars, view(c_h_density_));
+  const G1Jacobian ch_acc = msm::msm_split<ec::G1Curve>(L.c_h, ch_scalars, view(L.c_h_density));
   t.c_h_msm_ms = ms_since(t0);
   std::vector<Fr>().swap(ch_scalars);
 
   t0 = Clock::now();
-  const G1Jacobian a_acc = msm::msm_split<ec::G1Curve>(a_, w, view(a_density_));
+  const G1Jacobian a_acc = msm::msm_split<ec::G1Curve>(L.a, w, view(L.a_density));
   t.a_msm_ms = ms_since(t0);
   t0 = Clock::now();
-  const G1Jacobian b1_acc = msm::msm_split<ec::G1Curve>(b1_, w, view(b1_density_));
+  const G1Jacobian b1_acc = msm::msm_split<ec::G1Curve>(L.b1, w, view(L.b1_density));
   t.b1_msm_ms = ms_since(t0);
   t0 = Clock::now();
-  const G2Jacobian b2_acc = msm::msm_split<ec::G2Curve>(b2_, w, view(b2_density_));
+  const G2Jacobian b2_acc = msm::msm_split<ec::G2Curve>(L.b2, w, view(L.b2_density));
   t.b2_msm_ms = ms_since(t0);
 
-  const G1Jacobian delta1 = G1Jacobian::from_affine(vk_.delta_g1);
-  const G1Jacobian pi_a = G1Jacobian::from_affine(vk_.alpha_g1) + a_acc + delta1 * rs.r;
-  const G2Jacobian pi_b = G2Jacobian::from_affine(vk_.beta_g2) + b2_acc + G2Jacobian::from_affine(vk_.delta_g2) * rs.s;
-  const G1Jacobian b1 = G1Jacobian::from_affine(vk_.beta_g1) + b1_acc + delta1 * rs.s;
-  const G1Jacobian pi_c = ch_acc + pi_a * rs.s + b1 * rs.r - delta1 * (rs.r * rs.s);
-  groth16::Proof proof{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+  const groth16::Proof proof = assemble_zkey_proof(vk_, a_acc, b1_acc, b2_acc, ch_acc, rs);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
   return proof;

@@ -46,6 +46,30 @@ std::uint32_t snarkjs_root_exponent();
 // snarkjs's primitive 2^log_n-th root of unity (ffjavascript's Fr.w[log_n]).
 ff::Fr snarkjs_root_of_unity(unsigned log_n);
 
+// The key taken apart into the prover's layout (read by the GPU prover, cuda/zkey_prover.hpp).
+struct ZkeyLayout {
+  struct Rows {  // one matrix's coefficients by row: CSR over the domain's rows
+    std::vector<std::uint32_t> row_ptr, signal;
+    std::vector<ff::Fr> value;
+  };
+  struct Query {  // the non-identity points of a section and which signals they belong to
+    std::vector<std::uint64_t> words;
+    std::size_t size = 0;
+  };
+  std::uint64_t perm_mul = 0;            // row k goes to index π(k) = perm_mul·k mod m
+  Rows a_rows, b_rows;
+  std::vector<ff::Fr> coset_twiddles;    // s^bitrev(q) at position q
+  std::vector<ec::G1Affine> a, b1, c_h;  // c_h: C's non-identity points, then H permuted
+  std::vector<ec::G2Affine> b2;
+  Query a_density, b1_density, b2_density, c_h_density;  // c_h's over (private signals ‖ d)
+};
+
+// π_A, π_B, π_C from the four MSMs' sums (A, B1 and B2 over the witness, C ‖ H over the private
+// signals and d) and r, s: snarkjs's formulas (above), shared by the CPU and GPU provers.
+groth16::Proof assemble_zkey_proof(const groth16::VerifyingKey& vk, const ec::G1Jacobian& a_sum,
+                                   const ec::G1Jacobian& b1_sum, const ec::G2Jacobian& b2_sum,
+                                   const ec::G1Jacobian& c_h_sum, const groth16::ProverRandomness& rs);
+
 class ZkeyProver {
  public:
   // Takes the key apart into the prover's layout (row lists, compacted bases, permuted H).
@@ -55,6 +79,10 @@ class ZkeyProver {
   std::uint32_t num_vars() const { return num_vars_; }
   std::uint32_t num_public() const { return num_public_; }
   std::uint32_t domain_size() const { return std::uint32_t(domain_.m()); }
+  const ZkeyLayout& layout() const { return layout_; }
+  const groth16::PreparedVerifyingKey& prepared_vk() const { return pvk_; }
+  // Throws groth16::ProverError when w is not a witness for this key (its count, its ONE).
+  void check_witness_shape(std::span<const ff::Fr> w) const;
 
   // witness: circom's wire values (num_vars of them, value 0 = 1). Throws
   // groth16::ProverError when the witness does not fit the key.
@@ -66,25 +94,12 @@ class ZkeyProver {
                                ZkeyProverTimings* timings = nullptr) const;
 
  private:
-  struct Rows {  // one matrix's coefficients by row: CSR over the domain's rows
-    std::vector<std::uint32_t> row_ptr, signal;
-    std::vector<ff::Fr> value;
-  };
-  struct Query {  // the non-identity points of a section and which signals they belong to
-    std::vector<std::uint64_t> words;
-    std::size_t size = 0;
-  };
   void evaluate_h(std::span<const ff::Fr> witness, std::vector<ff::Fr>& d, ZkeyProverTimings& t) const;
 
   std::uint32_t num_vars_, num_public_;
   groth16::VerifyingKey vk_;
   poly::EvaluationDomain domain_;
-  std::uint64_t perm_mul_;               // π(k) = perm_mul_·k mod m
-  Rows a_rows_, b_rows_;
-  std::vector<ff::Fr> coset_twiddles_;   // s^bitrev(q) at position q
-  std::vector<ec::G1Affine> a_, b1_, c_h_;  // c_h_: C's non-identity points, then H permuted
-  std::vector<ec::G2Affine> b2_;
-  Query a_density_, b1_density_, b2_density_, c_h_density_;
+  ZkeyLayout layout_;
   groth16::PreparedVerifyingKey pvk_;
 };
 

@@ -27,13 +27,19 @@ void add_backend_options(CLI::App* command, BackendOptions& options) {
       ->capture_default_str();
 }
 
-std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions& options) {
+std::string resolve_backend_kind(const BackendOptions& options) {
+  const std::string& kind = options.backend;
+  if (kind != "cpu" && kind != "cuda" && kind != "auto")
+    throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + options.backend + "')");
+  if (kind == "cpu") return kind;
   const bool gpu = cuda::usable_device_count() > 0;
-  std::string kind = options.backend;
-  if (kind == "auto") kind = gpu ? "cuda" : "cpu";
-  if (kind == "cpu") return std::make_unique<groth16::CpuBackend>();
-  if (kind != "cuda") throw std::invalid_argument("--backend must be cpu, cuda or auto (got '" + options.backend + "')");
+  if (kind == "auto") return gpu ? "cuda" : "cpu";
   if (!gpu) throw std::invalid_argument("--backend cuda: " + cuda::why_no_devices() + " (use --backend cpu)");
+  return kind;
+}
+
+std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions& options) {
+  if (resolve_backend_kind(options) == "cpu") return std::make_unique<groth16::CpuBackend>();
   cuda::CudaBackendOptions o;
   o.residency = cuda::parse_srs_residency(options.srs_residency);
   o.concurrent_msms = !options.serial_msms;

@@ -20,8 +20,11 @@ struct BackendOptions {
 
 void add_backend_options(CLI::App* command, BackendOptions& options);
 
-// Throws std::invalid_argument naming the problem (an unknown backend; cuda without a GPU,
-// with the reason).
+// "cpu" or "cuda" for --backend (auto: cuda when a GPU is usable). Throws std::invalid_argument
+// naming the problem (an unknown backend; cuda without a GPU, with the reason).
+std::string resolve_backend_kind(const BackendOptions& options);
+
+// The backend resolve_backend_kind names; throws as it does.
 std::unique_ptr<groth16::ProverBackend> make_prover_backend(const BackendOptions& options);
 
 // prove_checked's contract with any backend: a witness that does not satisfy the circuit is

@@ -16,6 +16,7 @@
 #include "circom/snarkjs_json.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
+#include "cuda/zkey_prover.hpp"
 #include "circuit/r1cs_file.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
@@ -202,7 +203,8 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
         "proof.json unless --format bellperson) and "
         "the public inputs after ONE as snarkjs's public.json.\nThe proof is verified before it is written.\n"
         "As snarkjs groth16 prove and rapidsnark take them: snarkpipe prove circuit.zkey witness.wtns proof.json public.json\n"
-        "A snarkjs key proves on the CPU in this version (--backend cuda is refused for it; auto takes the CPU).\n"
+        "A snarkjs key proves on the GPU with --backend cuda (the key uploaded once, snarkjs's conventions, the proof\n"
+        "verified before it is written); --backend auto keeps the CPU for it in this version.\n"
         "Example: snarkpipe prove --circuit merkle-sha256 --depth 4 --params m4.params --proof m4.proof --public m4.json\n"
         "         snarkpipe prove --zkey c.zkey --wtns w.wtns --proof proof.json --public public.json\n"
         "         snarkpipe prove c.zkey w.wtns proof.json public.json");
@@ -238,10 +240,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                       if (!o.zkey.empty()) {
                         if (o.wtns.empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
                         if (!o.r1cs_path.empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
-                        if (o.backend_opts.backend == "cuda")
-                          throw std::invalid_argument(
-                              "a snarkjs .zkey proves on the CPU in this version: use --backend cpu (or auto, which "
-                              "takes the CPU for it)");
+                        // --backend cuda proves on the GPU (cuda/zkey_prover.hpp); auto keeps the CPU for a
+                        // .zkey until that path has run on a device beside the CPU prover (issue 29).
+                        const bool on_gpu = resolve_backend_kind(o.backend_opts) == "cuda" && o.backend_opts.backend == "cuda";
                         PhaseProgress progress("prove " + o.zkey, 4);
                         progress.phase("load key");
                         circom::ZkeyReadOptions opts;
@@ -251,7 +252,10 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
                         progress.phase("prove (snarkjs construction)");
                         circom::ZkeyProverTimings t;
-                        const Proof proof = prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
+                        std::unique_ptr<cuda::GpuZkeyProver> gpu;
+                        if (on_gpu) gpu = std::make_unique<cuda::GpuZkeyProver>(prover);
+                        const Proof proof = gpu ? gpu->prove_checked(w, groth16::ProverRandomness::random(), &t)
+                                                : prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
                         progress.finish();
                         const std::vector<ff::Fr> xs(w.begin() + 1, w.begin() + 1 + prover.num_public());
                         // snarkjs's proof.json unless --format bellperson asks for the 192 bytes.
@@ -262,8 +266,9 @@ std::vector<Command> register_groth16_commands(CLI::App& app) {
                         circom::write_json_file(o.public_out, circom::public_to_json(xs));
                         std::fprintf(stderr, "  key: %u signals, %u public, domain %u\n", prover.num_vars(), prover.num_public(),
                                      prover.domain_size());
-                        std::printf("prover: %.0f ms (a,b,c %.0f, NTTs %.0f, C+H MSM %.0f, A MSM %.0f, B1 MSM %.0f, B2 MSM %.0f)\n",
-                                    t.total_ms, t.abc_ms, t.ntt_ms, t.c_h_msm_ms, t.a_msm_ms, t.b1_msm_ms, t.b2_msm_ms);
+                        std::printf("prover (%s): %.0f ms (a,b,c %.0f, NTTs %.0f, C+H MSM %.0f, A MSM %.0f, B1 MSM %.0f, B2 MSM %.0f)\n",
+                                    gpu ? "cuda:0" : "cpu", t.total_ms, t.abc_ms, t.ntt_ms, t.c_h_msm_ms, t.a_msm_ms,
+                                    t.b1_msm_ms, t.b2_msm_ms);
                         std::printf("wrote %s and %s\n", o.proof_out.c_str(), o.public_out.c_str());
                         return 0;
                       }
