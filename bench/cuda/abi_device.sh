@@ -2,7 +2,7 @@
 # The Filecoin ABI on the GPU machine, in one device call: the GPU tests of the evaluated path
 # and of both libraries, bellperson's Rust call sequence (rust/abi-check) over them, then
 # `snarkpipe bench abi` (and, with ANCHOR=1, supraseal-c2 beside it: ../shared/anchors).
-#   pack, here:   ninja -C build snarkpipe test_cuda_prover test_cuda_ntt test_supraseal_abi snarkpipe_supraseal snarkpipe_cuzk
+#   pack, here:   ninja -C build snarkpipe test_cuda_prover test_cuda_ntt test_cuda_zkey test_supraseal_abi snarkpipe_supraseal snarkpipe_cuzk
 #                 (and the two rust/abi-check builds of tests/ffi/rust_abi.sh), then
 #                 bash bench/cuda/abi_device.sh --pack          (→ build/abi-dist)
 #   run, there:   carry build/abi-dist [.anchors];  SCALES='1/16' bash bench/cuda/abi_device.sh
@@ -12,7 +12,8 @@ set -u
 DIST=build/abi-dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build/snarkpipe build/tests/cuda/test_cuda_prover build/tests/cuda/test_cuda_ntt build/tests/ffi/test_supraseal_abi "$DIST/"
+  cp build/snarkpipe build/tests/cuda/test_cuda_prover build/tests/cuda/test_cuda_ntt build/tests/cuda/test_cuda_zkey \
+    build/tests/ffi/test_supraseal_abi "$DIST/"
   cp build/rust-supraseal/release/snarkpipe-abi-check "$DIST/abi-check-supraseal"
   cp build/rust-cuzk/release/snarkpipe-abi-check "$DIST/abi-check-cuzk"
   for abi in supraseal cuzk; do cp -L build/src/ffi/libsnarkpipe_$abi.so "$DIST/lib/libsnarkpipe_$abi.so.0"; done
