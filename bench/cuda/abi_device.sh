@@ -43,6 +43,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   {
     echo "=== test_cuda_ntt"; timeout 200 "$DIST/test_cuda_ntt" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
     echo "=== test_cuda_prover"; timeout 300 "$DIST/test_cuda_prover" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
+    echo "=== test_cuda_zkey"; timeout 200 "$DIST/test_cuda_zkey" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
     echo "=== test_supraseal_abi (GPU)"; timeout 300 "$DIST/test_supraseal_abi" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
     echo "=== rust abi-check over both libraries (GPU)"
     D=$(mktemp -d); C=(--circuit merkle-sha256 --depth 1)
