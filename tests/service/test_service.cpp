@@ -107,9 +107,23 @@ std::string percent_encoded(const std::string& name) {
   return path;
 }
 
+// The tests' state directories, removed when the program ends.
+std::vector<fs::path>& scratch_dirs() {
+  static struct Dirs {
+    std::vector<fs::path> dirs;
+    ~Dirs() {
+      std::error_code ec;
+      for (const auto& d : dirs)
+        if (fs::remove_all(d, ec) == static_cast<std::uintmax_t>(-1)) std::fprintf(stderr, "cannot remove %s: %s\n", d.c_str(), ec.message().c_str());
+    }
+  } d;
+  return d.dirs;
+}
+
 fs::path fresh_dir(const std::string& what) {
   const fs::path d = fs::path(::testing::TempDir()) / ("snarkpipe-svc-" + what + "-" + service::random_name().substr(0, 12));
   fs::create_directories(d);
+  scratch_dirs().push_back(d);
   return d;
 }
 
@@ -768,6 +782,7 @@ TEST(DaemonRestart, QueuedJobsRunAgainAndFinishedProofsStay) {
   }
   // The state directory may move between runs.
   const fs::path moved = dir.string() + "-moved";
+  scratch_dirs().push_back(moved);
   fs::rename(dir, moved);
   std::ofstream(moved / "witnesses" / "orphan") << "an upload whose job was never stored";
   Daemon d(options_in(moved));
