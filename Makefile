@@ -55,17 +55,27 @@ install: build
 bench: build
 	@$(BUILD_DIR)/snarkpipe bench cpu --json
 
-# libFuzzer targets for the decoders (tests/fuzz, clang + ASan/UBSan, in build-fuzz): each
-# runs FUZZ_SECONDS on a copy of its seed corpus; fails when any finds a crash.
-FUZZ_SECONDS ?= 60
-.PHONY: fuzz
-fuzz: deps
+# clang with its fuzzer and sanitizer runtimes, for `make fuzz` and `make test-sanitize`.
+.PHONY: clang-deps
+clang-deps:
 	@missing=""; for p in clang libclang-rt-dev; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+
+# libFuzzer targets for the decoders (tests/fuzz, clang + ASan/UBSan, in build-fuzz): each
+# runs FUZZ_SECONDS on a copy of its seed corpus; fails when any finds a crash.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps clang-deps
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(JOBS) tests/fuzz/run_all.sh
+
+# The CPU test suite under ASan + UBSan (build-asan), the engine and service test programs
+# under TSan (build-tsan); clang, the portable field code (tests/sanitize/run.sh).
+.PHONY: test-sanitize
+test-sanitize: deps clang-deps
+	@SANITIZE_JOBS=$(JOBS) tests/sanitize/run.sh
 
 clean:
 	rm -rf $(BUILD_DIR)
