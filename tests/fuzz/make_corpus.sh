@@ -116,7 +116,7 @@ printf 'V1_2_0' > "$OUT/fuzz_filecoin_ids/api_version.txt"
 # the fuzz target's valid assignment; the others change a size, a value, a pointer).
 cp s.params "$OUT/fuzz_abi_params/synthetic8.params"
 head -c 64 /dev/zero > "$OUT/fuzz_abi_assignment/valid.bin"
-{ head -c 63 /dev/zero; printf '\x02'; } > "$OUT/fuzz_abi_assignment/three_circuits.bin"
+{ head -c 63 /dev/zero; printf '\x01'; } > "$OUT/fuzz_abi_assignment/two_circuits.bin"
 { printf '\x01\x02\x03\x04'; head -c 60 /dev/zero; } > "$OUT/fuzz_abi_assignment/randomizers.bin"
 { head -c 40 /dev/zero; printf '\x03\x01\x00\x00\x07\x02\x00\x01'; head -c 16 /dev/zero; } > "$OUT/fuzz_abi_assignment/sizes.bin"
 
