@@ -70,15 +70,19 @@ std::string describe(const json& v) {
 
 SealRecord parse_seal_record(std::string_view text) {
   json j;
+  bool too_deep = false;
   try {
-    // A record is a few levels deep; deeper input is refused as it is read.
-    j = json::parse(text, [](int depth, json::parse_event_t, json&) {
-      if (depth > 64) throw SealInputError("record", "nested deeper than 64 levels");
-      return true;
+    // A record is a few levels deep; deeper values are dropped as they are read and the record
+    // refused (the callback must not throw: nlohmann calls it where an exception terminates).
+    j = json::parse(text, [&too_deep](int depth, json::parse_event_t, json&) {
+      if (depth <= 64) return true;
+      too_deep = true;
+      return false;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e966
     throw SealInputError("record", std::string("not JSON: ") + e.what());
   }
+  if (too_deep) throw SealInputError("record", "nested deeper than 64 levels");
   if (!j.is_object()) throw SealInputError("record", "must be a JSON object");
   const json& pc = member(j, "porep_config", "porep_config");
   if (!pc.is_object()) throw SealInputError("porep_config", "must be an object");

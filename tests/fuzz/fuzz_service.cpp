@@ -7,11 +7,13 @@
 // Rejections: BadRequest (std::invalid_argument, answered 400) and NotFound
 // (std::runtime_error, 404).
 //
-// One engine (CPU backend, one worker of each kind) for the whole run, and a fresh Service
-// per input with one circuit "c" registered (a 4-constraint synthetic circuit set up once).
+// One engine (CPU backend, one worker of each kind) and one Service (state in a temporary
+// directory, started on a loopback port) for the whole run, with one circuit "c" registered
+// (a 4-constraint synthetic circuit set up once).
 // Its instances throw, so a job that starts fails at once; every accepted job is looked up
 // and cancelled at once. The factory accepts {"type": "c"} (already registered) and refuses
 // every other body, so register_circuit's own parsing is what is exercised.
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include "engine/backend_factory.hpp"
@@ -58,16 +60,31 @@ service::CircuitFactory factory() {
     if (it != body.end() && it->is_string() && it->get<std::string>() == "c") return "c";
     throw std::invalid_argument("fuzz factory: only {\"type\": \"c\"}");
   };
-  return {name, [](const json&) -> service::CircuitType { throw std::invalid_argument("fuzz factory: no setup"); }};
+  return {name, [](const json&) { return the_circuit(); }, [](const json&) { return the_circuit().instance; }};
+}
+
+// One daemon for the run (its state in a fresh temporary directory), started on a loopback
+// port so that it is ready to take jobs, with "c" registered.
+service::Service& the_service() {
+  static service::Service* s = [] {
+    char dir[] = "/tmp/fuzz_service-XXXXXX";
+    if (!mkdtemp(dir)) std::abort();
+    service::ServiceOptions o;
+    o.state_dir = dir;
+    auto* svc = new service::Service(the_engine(), factory(), o);
+    svc->start("127.0.0.1", 0);
+    svc->wait_ready();
+    (void)svc->register_circuit(R"({"type": "c"})");
+    return svc;
+  }();
+  return *s;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  engine::Engine& engine = the_engine();
-  service::Service svc(engine, factory());
-  svc.add_circuit(the_circuit());
+  service::Service& svc = the_service();
   const std::string rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 5) {
     case 0:
