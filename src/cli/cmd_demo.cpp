@@ -1,20 +1,9 @@
 // demo: what `make run` runs: set up (or reuse keys), prove and verify a default circuit.
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <cctype>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
-#include "circom/prover.hpp"
-#include "circom/ptau.hpp"
-#include "circom/r1cs.hpp"
-#include "circom/snarkjs_json.hpp"
-#include "circom/wtns.hpp"
-#include "circom/zkey.hpp"
-#include "cuda/zkey_prover.hpp"
-#include "circuit/r1cs_file.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"

@@ -2,36 +2,22 @@
 // a description of any file snarkpipe reads.
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <cctype>
 #include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
-#include "circom/prover.hpp"
-#include "circom/ptau.hpp"
 #include "circom/r1cs.hpp"
 #include "circom/snarkjs_json.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
-#include "cuda/zkey_prover.hpp"
 #include "circuit/r1cs_file.hpp"
-#include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
-#include "base/hex.hpp"
-#include "cli/progress.hpp"
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
-#include "groth16/setup.hpp"
-#include "groth16/verifier.hpp"
 #include "cli/groth16_io.hpp"
 
 namespace snarkpipe::cli {
 
-using base::hex;
-using groth16::Proof;
-using groth16::ProvingKey;
 
 void add_import_r1cs_command(CLI::App& app, std::vector<Command>& cmds) {
   // import-r1cs

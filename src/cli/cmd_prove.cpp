@@ -1,21 +1,14 @@
 // prove: a proof from a bellperson .params (built-in circuits or circom files) or a snarkjs .zkey,
 // on the CPU or the GPU; the snarkjs/rapidsnark positional form too.
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <cctype>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "circom/prover.hpp"
-#include "circom/ptau.hpp"
-#include "circom/r1cs.hpp"
 #include "circom/snarkjs_json.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
 #include "cuda/zkey_prover.hpp"
-#include "circuit/r1cs_file.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -23,8 +16,6 @@
 #include "cli/progress.hpp"
 #include "groth16/params_file.hpp"
 #include "groth16/prover.hpp"
-#include "groth16/setup.hpp"
-#include "groth16/verifier.hpp"
 #include "cli/groth16_io.hpp"
 
 namespace snarkpipe::cli {
