@@ -10,7 +10,8 @@
 # The ASan run is the test programs' cases (every ctest name with a dot, Suite.Case): 2 cores
 # and CI's 90 minutes do not hold the instrumented CLI (a quarter of the build) and the script
 # tests that drive it, node or cargo (cli_roundtrip, cli_serve_limits, engine_soak,
-# filecoin_verify_seal_cli, circom_interop, service_daemon_process, ffi_*). SANITIZE_CLI=1
+# filecoin_verify_seal_cli, circom_interop, service_daemon_process, ffi_*), nor the CircomFiles
+# cases, which read circom_interop's files (a clean clone has none). SANITIZE_CLI=1
 # builds the CLI too and runs those as well, but for ffi_rust_abi, ffi_install, ffi_exports
 # (they load the library into programs that are not instrumented, or inspect installed files).
 # ASan keeps 64 MiB of freed memory in quarantine, not 256: the daemon's tests bound its RSS.
@@ -26,7 +27,8 @@ TSAN_EXCLUDE=${TSAN_EXCLUDE:-'^[a-z0-9_]+$|^DaemonTest.CancelsQueuedAndRunningJo
 if [ "${SANITIZE_CLI:-0}" = 1 ]; then
   ASAN_EXCLUDE='^ffi_(rust_abi|install|exports)$' ASAN_CLI=snarkpipe
 else
-  ASAN_EXCLUDE='^[a-z0-9_]+$' ASAN_CLI=
+  # CircomFiles.* read the files circom_interop (a script test: the CLI, node, snarkjs) makes.
+  ASAN_EXCLUDE='^[a-z0-9_]+$|^CircomFiles\.' ASAN_CLI=
 fi
 # The sanitizer runtimes as shared libraries (-shared-libsan): the Filecoin ABI's .so links with
 # --no-undefined, which the static runtime (linked into executables only) cannot satisfy.
