@@ -1,4 +1,5 @@
 #include "cli/ballast.hpp"
+#include "cli/measure.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -15,17 +16,6 @@ extern char** environ;
 
 namespace snarkpipe::cli {
 
-namespace {
-
-std::string format_gib(double g) {
-  std::string s = std::to_string(g);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-}  // namespace
-
 Ballast::Ballast(const std::string& program, double free_gib, int timeout_s) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(std::string("ballast: pipe: ") + std::strerror(errno));
@@ -34,7 +24,7 @@ Ballast::Ballast(const std::string& program, double free_gib, int timeout_s) {
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
-  const std::string n = format_gib(free_gib);
+  const std::string n = plain_number(free_gib);
   char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(n.c_str()), nullptr};
   const int e = posix_spawn(&pid_, program.c_str(), &fa, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&fa);

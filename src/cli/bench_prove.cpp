@@ -157,7 +157,6 @@ nlohmann::json prove_on_card(const ProveBenchOptions& opt, const std::string& ba
   }
   all_verified = all_verified && verified;
   all_equal = all_equal && equal;
-  (void)t0;
   return res;
 }
 

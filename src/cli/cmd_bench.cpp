@@ -50,13 +50,6 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
   return 0;
 }
 
-// 16 → "16", 1.5 → "1.5" (a command line as the user would type it).
-std::string fmt_number(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", x);
-  return b;
-}
-
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -260,7 +253,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                                                 (o.synthetic.serial_msms ? " --serial-msms" : "");
                         if (!o.synthetic.free_gib.empty()) {
                           std::string list;
-                          for (const double n : o.synthetic.free_gib) list += (list.empty() ? "" : ",") + fmt_number(n);
+                          for (const double n : o.synthetic.free_gib) list += (list.empty() ? "" : ",") + plain_number(n);
                           cmd += " --free-gib " + list + " --ballast " + o.synthetic.ballast;
                         }
                         nlohmann::json rec = run_prove_bench(o.synthetic, cmd);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "base/clock.hpp"
@@ -41,6 +42,13 @@ inline std::uint64_t current_rss_bytes() {
   const int got = std::fscanf(f, "%llu %llu", &size, &resident);
   std::fclose(f);
   return got == 2 ? std::uint64_t(resident) * std::uint64_t(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// 16 → "16", 1.5 → "1.5": a number as a user would type it on a command line.
+inline std::string plain_number(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", x);
+  return b;
 }
 
 // The 1-minute load average (-1 when unknown): benchmarks on a shared machine record it.
