@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/host_array.hpp"
 #include "circuit/density.hpp"
 #include "ff/fields.hpp"
 
@@ -44,126 +45,9 @@ using ff::Fr;
 
 static_assert(sizeof(Fr) == 32 && std::is_trivially_copyable_v<Fr>, "Fr must be 4 raw Montgomery limbs");
 
-// The storage of one CSR array: either owned (a std::vector) or a view into a memory-mapped
-// .snkr1cs file (map_r1cs), so that a cached circuit is used in place instead of being
-// copied (a copy would double the memory of a 10 GB recorded circuit while it is made).
-//
-// Reads cost what a vector's do: data_/size_ always describe the entries, whichever way
-// they are held. A view may be written through: map_r1cs maps the file private, so a write
-// copies the touched page and never reaches the file. Anything that changes the size
-// (push_back, resize, ...) first copies a view into an owned vector. Copying a CsrArray
-// copies the entries into an owned array, as copying a vector does (a shared view would let
-// a write through one copy show through the other); moving hands the view over.
+// The CSR arrays' storage: owned, or a view into a mapped .snkr1cs file (base/host_array.hpp).
 template <class T>
-class CsrArray {
- public:
-  using value_type = T;
-  using size_type = std::size_t;
-  using iterator = T*;
-  using const_iterator = const T*;
-
-  CsrArray() = default;
-  // Implicit, so that vectors are assigned and compared as before.
-  CsrArray(std::vector<T> v) : owned_(std::move(v)) { sync(); }
-  // A view of the n entries at p, which stay valid while `keep` is alive.
-  static CsrArray view(std::shared_ptr<void> keep, T* p, std::size_t n) {
-    CsrArray a;
-    a.keep_ = std::move(keep);
-    a.data_ = p;
-    a.size_ = n;
-    return a;
-  }
-
-  CsrArray(const CsrArray& o) : owned_(o.begin(), o.end()) { sync(); }
-  CsrArray(CsrArray&& o) noexcept : owned_(std::move(o.owned_)), keep_(std::move(o.keep_)) {
-    data_ = keep_ ? o.data_ : owned_.data();
-    size_ = o.size_;
-    o.reset();
-  }
-  CsrArray& operator=(const CsrArray& o) {
-    if (this != &o) {
-      owned_.assign(o.begin(), o.end());
-      keep_.reset();
-      sync();
-    }
-    return *this;
-  }
-  CsrArray& operator=(CsrArray&& o) noexcept {
-    if (this != &o) {
-      owned_ = std::move(o.owned_);
-      keep_ = std::move(o.keep_);
-      data_ = keep_ ? o.data_ : owned_.data();
-      size_ = o.size_;
-      o.reset();
-    }
-    return *this;
-  }
-
-  // True when the entries live in a mapped file.
-  bool is_view() const { return keep_ != nullptr; }
-
-  T* data() { return data_; }
-  const T* data() const { return data_; }
-  std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  T& operator[](std::size_t i) { return data_[i]; }
-  const T& operator[](std::size_t i) const { return data_[i]; }
-  T& back() { return data_[size_ - 1]; }
-  const T& back() const { return data_[size_ - 1]; }
-  T* begin() { return data_; }
-  T* end() { return data_ + size_; }
-  const T* begin() const { return data_; }
-  const T* end() const { return data_ + size_; }
-
-  void reserve(std::size_t n) {
-    own().reserve(n);
-    sync();
-  }
-  void resize(std::size_t n) {
-    own().resize(n);
-    sync();
-  }
-  void push_back(const T& x) {
-    own().push_back(x);
-    sync();
-  }
-  void pop_back() {
-    own().pop_back();
-    sync();
-  }
-  void clear() {
-    own().clear();
-    sync();
-  }
-
-  friend bool operator==(const CsrArray& x, const CsrArray& y) {
-    return x.size_ == y.size_ && std::equal(x.begin(), x.end(), y.begin());
-  }
-
- private:
-  // The owned vector, made from the view first when there is one.
-  std::vector<T>& own() {
-    if (keep_) {
-      owned_.assign(data_, data_ + size_);
-      keep_.reset();
-    }
-    return owned_;
-  }
-  void sync() {
-    data_ = owned_.data();
-    size_ = owned_.size();
-  }
-  void reset() {
-    owned_.clear();
-    keep_.reset();
-    sync();
-  }
-
-  std::vector<T> owned_;
-  std::shared_ptr<void> keep_;  // the mapping a view lies in; null when owned
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+using CsrArray = base::HostArray<T>;
 
 struct CsrMatrix {
   CsrArray<std::uint64_t> row_ptr;  // num_rows + 1 offsets into col/val

@@ -13,6 +13,7 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/bench_abi.hpp"
 #include "cli/bench_prove.hpp"
+#include "cli/bench_zkey.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/measure.hpp"
@@ -50,11 +51,6 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
   return 0;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 }  // namespace
 
@@ -197,6 +193,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
       int runs = 5;
       std::string snarkjs;
       int snarkjs_runs = 3;
+      int cpu_runs = -1;
       bool json = false;
       std::string out;
       std::string note;
@@ -215,7 +212,10 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_option("--scale", o->synthetic.scale, "With --circuit synthetic: the fraction of a full 32 GiB PoRep partition "
                                                "(130,278,869 constraints), e.g. 1, 1/8, 1/1024")
         ->capture_default_str();
-    c->add_option("--backend", o->synthetic.backend, "With --circuit synthetic: cpu, cuda, or auto (cuda when a GPU is usable)")
+    c->add_option("--backend", o->synthetic.backend,
+                  "cpu, cuda, or auto (cuda when a GPU is usable). With --zkey, cuda also times the GPU prover and "
+                  "checks its proof bytes equal the CPU prover's for the same r, s")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
     c->add_option("--params", o->synthetic.params, "With --circuit synthetic: key cache (bellperson .params): read if it exists, else set up and written");
     c->add_option("--srs-residency", o->synthetic.srs_residency,
@@ -236,6 +236,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_option("--zkey", o->zkey, "The snarkjs Groth16 key")->check(CLI::ExistingFile);
     c->add_option("--wtns", o->wtns, "The witness")->check(CLI::ExistingFile);
     c->add_option("--runs", o->runs, "Proofs to time (the median is reported)")->capture_default_str();
+    c->add_option("--cpu-runs", o->cpu_runs, "With --zkey on a GPU: CPU proofs to time (default --runs; 0: one untimed, for the byte check)");
     c->add_option("--snarkjs", o->snarkjs, "The snarkjs program, to time `snarkjs groth16 prove` on the same files");
     c->add_option("--snarkjs-runs", o->snarkjs_runs, "snarkjs proofs to time")->capture_default_str();
     c->add_flag("--json", o->json, "Print one JSON object");
@@ -262,76 +263,15 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
                       }
                       if (o.zkey.empty() || o.wtns.empty())
                         throw std::invalid_argument("give --circuit synthetic, or both --zkey and --wtns");
-                      nlohmann::json rec = machine_info();
+                      ZkeyBenchOptions z;
+                      z.zkey = o.zkey, z.wtns = o.wtns, z.backend = o.synthetic.backend, z.runs = o.runs;
+                      z.cpu_runs = o.cpu_runs, z.snarkjs = o.snarkjs, z.snarkjs_runs = o.snarkjs_runs;
+                      std::string cmd = "snarkpipe bench prove --zkey " + o.zkey + " --wtns " + o.wtns + " --backend " +
+                                        o.synthetic.backend + " --runs " + std::to_string(o.runs);
+                      if (o.cpu_runs >= 0) cmd += " --cpu-runs " + std::to_string(o.cpu_runs);
+                      if (!o.snarkjs.empty()) cmd += " --snarkjs " + o.snarkjs + " --snarkjs-runs " + std::to_string(o.snarkjs_runs);
+                      nlohmann::json rec = run_zkey_bench(z, cmd);
                       if (!o.note.empty()) rec["note"] = o.note;
-                      rec["command"] = "snarkpipe bench prove --zkey " + o.zkey + " --wtns " + o.wtns + " --runs " +
-                                       std::to_string(o.runs) +
-                                       (o.snarkjs.empty() ? "" : " --snarkjs " + o.snarkjs + " --snarkjs-runs " +
-                                                                    std::to_string(o.snarkjs_runs));
-                      rec["load_average_1min_start"] = load_average();
-                      auto t0 = Clock::now();
-                      circom::Zkey z = circom::read_zkey(o.zkey);
-                      const double read_ms = ms_since(t0);
-                      const std::uint32_t nvars = z.num_vars, npub = z.num_public, m = z.domain_size;
-                      const std::size_t ncoef = z.coefficients.size();
-                      t0 = Clock::now();
-                      const circom::ZkeyProver prover(std::move(z));
-                      const double prepare_ms = ms_since(t0);
-                      t0 = Clock::now();
-                      const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
-                      const double wtns_ms = ms_since(t0);
-                      std::vector<double> abc, ntt, ch, a, b1, b2, total;
-                      for (int r = 0; r < std::max(1, o.runs); ++r) {
-                        circom::ZkeyProverTimings t;
-                        prover.prove_checked(w, groth16::ProverRandomness::random(), &t);
-                        abc.push_back(t.abc_ms);
-                        ntt.push_back(t.ntt_ms);
-                        ch.push_back(t.c_h_msm_ms);
-                        a.push_back(t.a_msm_ms);
-                        b1.push_back(t.b1_msm_ms);
-                        b2.push_back(t.b2_msm_ms);
-                        total.push_back(t.total_ms);
-                        std::fprintf(stderr, "  snarkpipe proof %d: %.1f ms\n", r + 1, t.total_ms);
-                      }
-                      nlohmann::json res = {{"signals", nvars},
-                                            {"public", npub},
-                                            {"domain_size", m},
-                                            {"coefficients", ncoef},
-                                            {"snarkpipe_zkey_read_ms", read_ms},
-                                            {"snarkpipe_key_prepare_ms", prepare_ms},
-                                            {"snarkpipe_wtns_read_ms", wtns_ms},
-                                            {"snarkpipe_abc_ms", median(abc)},
-                                            {"snarkpipe_ntt_ms", median(ntt)},
-                                            {"snarkpipe_c_and_h_msm_ms", median(ch)},
-                                            {"snarkpipe_a_msm_ms", median(a)},
-                                            {"snarkpipe_b1_msm_ms", median(b1)},
-                                            {"snarkpipe_b2_msm_ms", median(b2)},
-                                            {"snarkpipe_prove_ms", median(total)},
-                                            {"snarkpipe_prove_with_loading_ms", median(total) + read_ms + prepare_ms + wtns_ms}};
-                      if (!o.snarkjs.empty()) {
-                        const std::string tmp = std::filesystem::temp_directory_path() / ("snarkpipe-bench-" + std::to_string(::getpid()));
-                        const std::string cmd = shell_quote(o.snarkjs) + " groth16 prove " + shell_quote(o.zkey) + " " + shell_quote(o.wtns) +
-                                                " " + tmp + "-proof.json " + tmp + "-public.json > /dev/null 2>&1";
-                        std::vector<double> sj;
-                        for (int r = 0; r < std::max(1, o.snarkjs_runs); ++r) {
-                          t0 = Clock::now();
-                          const int rc = std::system(cmd.c_str());
-                          sj.push_back(ms_since(t0));
-                          if (rc != 0) throw std::runtime_error("snarkjs failed: " + cmd);
-                          std::fprintf(stderr, "  snarkjs proof %d: %.1f ms\n", r + 1, sj.back());
-                        }
-                        std::remove((tmp + "-proof.json").c_str());
-                        std::remove((tmp + "-public.json").c_str());
-                        res["snarkjs_prove_wall_ms"] = median(sj);
-                        res["snarkjs_prove_wall_ms_all"] = sj;
-                        res["speedup_prove"] = median(sj) / median(total);
-                        res["speedup_with_loading"] = median(sj) / (median(total) + read_ms + prepare_ms + wtns_ms);
-                      }
-                      rec["load_average_1min_end"] = load_average();
-                      rec["results"] = nlohmann::json::array({res});
-                      std::fprintf(stderr, "  snarkpipe %.1f ms (with loading %.1f ms)%s\n", median(total),
-                                   median(total) + read_ms + prepare_ms + wtns_ms,
-                                   o.snarkjs.empty() ? "" : (", snarkjs " + std::to_string(res["snarkjs_prove_wall_ms"].get<double>()) + " ms").c_str());
                       return emit(rec, o.json, o.out);
                     }));
   }

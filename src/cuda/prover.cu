@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <cub/device/device_scan.cuh>
@@ -26,6 +27,7 @@
 #include "cuda/msm.hpp"
 #include "cuda/split_msm.cuh"
 #include "cuda/ntt.hpp"
+#include "groth16/params_file.hpp"
 #include "poly/domain.hpp"
 
 namespace snarkpipe::cuda {
@@ -35,6 +37,10 @@ namespace {
 using ff::Fr;
 using groth16::ProofParts;
 using groth16::ProverError;
+
+// A deferred key's queries cross from their file in pieces of this many bytes (one pageable
+// buffer; the Uploader stages each into page-locked memory).
+constexpr std::size_t KEY_READ_PIECE_BYTES = std::size_t(256) << 20;
 
 
 // MSM_PIECE (the H MSM's passes) and SPLIT_CHUNK (the L, A and B MSMs' full-scalar parts, a
@@ -193,6 +199,12 @@ struct DeviceKey {
   std::unique_ptr<GpuMsmG1> h, l, a, b_g1;
   std::unique_ptr<GpuMsmG2> b_g2;
   std::vector<void*> registered;
+  // Host residency: where each query's points stream from. The key's own arrays, pinned in
+  // place; or, for a key whose queries were left in their file (ProvingKey::deferred), this
+  // backend's page-locked copy read from it: the one host copy there is.
+  const ec::G1Affine *host_h = nullptr, *host_l = nullptr, *host_a = nullptr, *host_b_g1 = nullptr;
+  const ec::G2Affine* host_b_g2 = nullptr;
+  std::vector<std::unique_ptr<PinnedBuffer>> read_from_file;
   DeviceKey() = default;
   DeviceKey(DeviceKey&& o) noexcept = default;
   DeviceKey& operator=(DeviceKey&&) = delete;
@@ -400,7 +412,21 @@ struct CudaBackend::Impl {
     d.c = upload_csr(up, r1cs.c);
     upload_queries(up, r1cs, d);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    release_mapped(r1cs);
     return circuits.emplace(&r1cs, std::move(d)).first->second;
+  }
+
+  // Once the device (or this backend's page-locked copy) holds a circuit mapped from its cache
+  // file, the file's pages leave this process's memory: they come back from the file only if
+  // the host reads the circuit again (the satisfaction check after a failed proof). Not for a
+  // circuit whose a, b, c the host computes every proof (tier 3).
+  void release_mapped(const circuit::R1cs& r1cs) const {
+    if (host_evaluated.count(&r1cs)) return;
+    for (const circuit::CsrMatrix* mat : {&r1cs.a, &r1cs.b, &r1cs.c}) {
+      mat->row_ptr.release_mapped_pages();
+      mat->col.release_mapped_pages();
+      mat->val.release_mapped_pages();
+    }
   }
 
   // (Filled in place: page-locked buffers do not move.)
@@ -448,6 +474,7 @@ struct CudaBackend::Impl {
     stream_csr(up, r1cs.c, sc.c);
     upload_queries(up, r1cs, sc.queries);
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    release_mapped(r1cs);
     undo.done = true;
     return sc;
   }
@@ -474,10 +501,37 @@ struct CudaBackend::Impl {
 
   // The H MSM works on the main stream; the others (tail) on the second stream, from its pool.
   template <class C>
-  std::unique_ptr<GpuMsm<C>> resident(Uploader& up, const std::vector<ec::Affine<C>>& points, bool tail) {
+  std::unique_ptr<GpuMsm<C>> resident(Uploader& up, const base::HostArray<ec::Affine<C>>& points, bool tail) {
     auto m = tail ? std::make_unique<GpuMsm<C>>(points.size(), pool, tail_pool, tail_stream)
                   : std::make_unique<GpuMsm<C>>(points.size(), pool, stream);
     up.copy(m->device_bases(), points.data(), points.size() * sizeof(ec::Affine<C>));
+    return m;
+  }
+
+  // Points [0, n) of query q of a deferred key, read from its file in pieces into `to` (device
+  // or page-locked memory) through one pageable piece: the host never holds the whole query.
+  template <class C>
+  void read_query(Uploader* up, const groth16::ParamsQueries& file, groth16::ParamsQueries::Query q, ec::Affine<C>* to) {
+    using Point = ec::Affine<C>;
+    const std::size_t n = file.count(q), piece = KEY_READ_PIECE_BYTES / sizeof(Point);
+    std::vector<Point> buf(up ? std::min(n, piece) : 0);
+    for (std::size_t off = 0; off < n; off += piece) {
+      const std::size_t len = std::min(piece, n - off);
+      Point* dst = up ? buf.data() : to + off;
+      if constexpr (std::is_same_v<C, ec::G1Curve>)
+        file.read_g1(q, off, len, dst);
+      else
+        file.read_g2(off, len, dst);
+      if (up) up->copy(to + off, dst, len * sizeof(Point));  // staged: buf may be refilled
+    }
+  }
+
+  template <class C>
+  std::unique_ptr<GpuMsm<C>> resident_from_file(Uploader& up, const groth16::ParamsQueries& file,
+                                                 groth16::ParamsQueries::Query q, bool tail) {
+    const std::size_t n = file.count(q);
+    auto m = tail ? std::make_unique<GpuMsm<C>>(n, pool, tail_pool, tail_stream) : std::make_unique<GpuMsm<C>>(n, pool, stream);
+    read_query<C>(&up, file, q, reinterpret_cast<ec::Affine<C>*>(m->device_bases()));
     return m;
   }
 
@@ -487,11 +541,21 @@ struct CudaBackend::Impl {
     if (residency == SrsResidency::host) return keys.emplace(&pk, host_key(pk)).first->second;
     Uploader up(stream);
     DeviceKey k;
-    k.h = resident<ec::G1Curve>(up, pk.h, false);
-    k.l = resident<ec::G1Curve>(up, pk.l, true);
-    k.a = resident<ec::G1Curve>(up, pk.a, true);
-    k.b_g1 = resident<ec::G1Curve>(up, pk.b_g1, true);
-    k.b_g2 = resident<ec::G2Curve>(up, pk.b_g2, true);
+    if (pk.deferred) {
+      using Q = groth16::ParamsQueries::Query;
+      const groth16::ParamsQueries& f = *pk.deferred;
+      k.h = resident_from_file<ec::G1Curve>(up, f, Q::h, false);
+      k.l = resident_from_file<ec::G1Curve>(up, f, Q::l, true);
+      k.a = resident_from_file<ec::G1Curve>(up, f, Q::a, true);
+      k.b_g1 = resident_from_file<ec::G1Curve>(up, f, Q::b_g1, true);
+      k.b_g2 = resident_from_file<ec::G2Curve>(up, f, Q::b_g2, true);
+    } else {
+      k.h = resident<ec::G1Curve>(up, pk.h, false);
+      k.l = resident<ec::G1Curve>(up, pk.l, true);
+      k.a = resident<ec::G1Curve>(up, pk.a, true);
+      k.b_g1 = resident<ec::G1Curve>(up, pk.b_g1, true);
+      k.b_g2 = resident<ec::G2Curve>(up, pk.b_g2, true);
+    }
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return keys.emplace(&pk, std::move(k)).first->second;
   }
@@ -499,6 +563,28 @@ struct CudaBackend::Impl {
   DeviceKey host_key(const groth16::ProvingKey& pk) {
     DeviceKey k;
     k.residency = SrsResidency::host;
+    if (!streamer) streamer = std::make_unique<BaseStreamer>(pool, stream, g1_piece());
+    if (pk.deferred) {  // read once from the file into page-locked memory of this backend's own
+      using Q = groth16::ParamsQueries::Query;
+      const groth16::ParamsQueries& f = *pk.deferred;
+      auto take = [&](Q q, std::size_t bytes) {
+        k.read_from_file.push_back(std::make_unique<PinnedBuffer>());
+        k.read_from_file.back()->reserve(std::max<std::size_t>(bytes, 1));
+        return k.read_from_file.back().get();
+      };
+      auto g1 = [&](Q q) {
+        PinnedBuffer* b = take(q, f.count(q) * sizeof(ec::G1Affine));
+        read_query<ec::G1Curve>(nullptr, f, q, b->as<ec::G1Affine>());
+        return b->as<const ec::G1Affine>();
+      };
+      k.host_h = g1(Q::h), k.host_l = g1(Q::l), k.host_a = g1(Q::a), k.host_b_g1 = g1(Q::b_g1);
+      PinnedBuffer* b2 = take(Q::b_g2, f.count(Q::b_g2) * sizeof(ec::G2Affine));
+      read_query<ec::G2Curve>(nullptr, f, Q::b_g2, b2->as<ec::G2Affine>());
+      k.host_b_g2 = b2->as<const ec::G2Affine>();
+      return k;
+    }
+    k.host_h = pk.h.data(), k.host_l = pk.l.data(), k.host_a = pk.a.data(), k.host_b_g1 = pk.b_g1.data();
+    k.host_b_g2 = pk.b_g2.data();
     auto pin = [&](const void* data, std::size_t bytes) {
       if (bytes == 0) return;
       void* p = const_cast<void*>(data);
@@ -517,7 +603,6 @@ struct CudaBackend::Impl {
     pin(pk.a.data(), pk.a.size() * sizeof(ec::G1Affine));
     pin(pk.b_g1.data(), pk.b_g1.size() * sizeof(ec::G1Affine));
     pin(pk.b_g2.data(), pk.b_g2.size() * sizeof(ec::G2Affine));
-    if (!streamer) streamer = std::make_unique<BaseStreamer>(pool, stream, g1_piece());
     return k;
   }
 
@@ -525,15 +610,15 @@ struct CudaBackend::Impl {
   // With cols the scalars are s[cols[i]] (a query over z, read in place: no gathered copy).
   // The streamer, pool and stream are the first (H MSM) or the second (L, A, B beside it).
   template <class C>
-  ec::Jacobian<C> streamed_msm(const std::vector<ec::Affine<C>>& points, const fr_t* s, const uint32_t* cols,
+  ec::Jacobian<C> streamed_msm(const ec::Affine<C>* points, const fr_t* s, const uint32_t* cols,
                                std::size_t n, bool split01) {
     return streamed_msm(*streamer, pool, stream, points, s, cols, n, split01);
   }
   template <class C>
   ec::Jacobian<C> streamed_msm(BaseStreamer& through, BufferPool& on, cudaStream_t st,
-                               const std::vector<ec::Affine<C>>& points, const fr_t* s, const uint32_t* cols,
+                               const ec::Affine<C>* points, const fr_t* s, const uint32_t* cols,
                                std::size_t n, bool split01) {
-    return through.run<C>(points.data(), n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
+    return through.run<C>(points, n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
       if (!split01) return msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
       return cols ? split_msm(msm, split(s, cols + off, len, on, st))
                   : split_msm(msm, split(s + off, nullptr, len, on, st));
@@ -897,13 +982,13 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     tmark(0);
     if (host) {  // the queries stream through in pieces, each split on its own, read through cols
       BaseStreamer& through = beside_h_msm ? *m.tail_streamer : *m.streamer;
-      parts.l = m.streamed_msm(through, tpool, ts, pk.l, z.as<fr_t>() + nin, nullptr, naux, true);
+      parts.l = m.streamed_msm(through, tpool, ts, dk.host_l, z.as<fr_t>() + nin, nullptr, naux, true);
       tmark(1);
-      parts.a = m.streamed_msm(through, tpool, ts, pk.a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
+      parts.a = m.streamed_msm(through, tpool, ts, dk.host_a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
       tmark(2);
-      parts.b_g1 = m.streamed_msm(through, tpool, ts, pk.b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g1 = m.streamed_msm(through, tpool, ts, dk.host_b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
       tmark(3);
-      parts.b_g2 = m.streamed_msm(through, tpool, ts, pk.b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g2 = m.streamed_msm(through, tpool, ts, dk.host_b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
     } else {
       // B_G2 first: measured 0.5 % faster than last (gpu-notes item 45, when its loop was bound
       // by latency and spills more than by the multipliers, beside the H chain's NTTs).
@@ -1005,7 +1090,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
   // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
   if (host)
-    parts.h = m.streamed_msm(pk.h, abc[0].as<fr_t>(), nullptr, n - 1, false);
+    parts.h = m.streamed_msm(dk.host_h, abc[0].as<fr_t>(), nullptr, n - 1, false);
   else
     parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();

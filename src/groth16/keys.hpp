@@ -3,7 +3,10 @@
 // that verification uses (e(α, β) computed once, -γ and -δ as precomputed Miller lines).
 #pragma once
 
+#include <memory>
 #include <vector>
+
+#include "base/host_array.hpp"
 
 #include "ec/curves.hpp"
 #include "pairing/pairing.hpp"
@@ -29,16 +32,24 @@ struct VerifyingKey {
   friend bool operator==(const VerifyingKey&, const VerifyingKey&) = default;
 };
 
+class ParamsQueries;  // params_file.hpp
+
 struct ProvingKey {
   VerifyingKey vk;
-  std::vector<G1Affine> h;     // τ^i·t(τ)/δ, i < m-1
-  std::vector<G1Affine> l;     // (β·u_j + α·v_j + w_j)/δ per aux variable
-  std::vector<G1Affine> a;     // u_i(τ) for all inputs, then aux with A-density
-  std::vector<G1Affine> b_g1;  // v_i(τ): inputs with B-density, then aux with B-density
-  std::vector<ec::G2Affine> b_g2;
+  base::HostArray<G1Affine> h;     // τ^i·t(τ)/δ, i < m-1
+  base::HostArray<G1Affine> l;     // (β·u_j + α·v_j + w_j)/δ per aux variable
+  base::HostArray<G1Affine> a;     // u_i(τ) for all inputs, then aux with A-density
+  base::HostArray<G1Affine> b_g1;  // v_i(τ): inputs with B-density, then aux with B-density
+  base::HostArray<ec::G2Affine> b_g2;
+  // Non-null for a key whose five queries were left in their .params file (open_params_deferred):
+  // the arrays above then hold their sizes only, and a GPU backend reads the points from here
+  // into device (or its own page-locked) memory, so the host never holds a copy.
+  std::shared_ptr<const ParamsQueries> deferred;
 
   std::size_t domain_size() const { return h.size() + 1; }
   std::size_t num_aux() const { return l.size(); }
+  // False for a deferred key: the CPU prover, and anything else that reads the points, refuses it.
+  bool queries_on_host() const { return h.on_host() && l.on_host() && a.on_host() && b_g1.on_host() && b_g2.on_host(); }
   friend bool operator==(const ProvingKey&, const ProvingKey&) = default;
 };
 

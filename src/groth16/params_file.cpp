@@ -173,7 +173,7 @@ class Writer {
   }
   void g1(const G1Affine& p) { bytes(ec::g1_to_uncompressed(p).data(), G1_BYTES); }
   void g2(const ec::G2Affine& p) { bytes(ec::g2_to_uncompressed(p).data(), G2_BYTES); }
-  void g1s(const std::vector<G1Affine>& v) {
+  void g1s(const base::HostArray<G1Affine>& v) {
     count(v.size());
     // Encode in parallel blocks, write sequentially.
     constexpr std::size_t BLOCK = 1 << 14;
@@ -188,7 +188,7 @@ class Writer {
       bytes(tmp.data(), tmp.size());
     }
   }
-  void g2s(const std::vector<ec::G2Affine>& v) {
+  void g2s(const base::HostArray<ec::G2Affine>& v) {
     count(v.size());
     for (const auto& p : v) g2(p);
   }
@@ -246,6 +246,104 @@ ProvingKey read_params(const std::string& path, const ParamsReadOptions& opts) {
   return pk;
 }
 
+namespace {
+const char* const QUERY_NAMES[5] = {"h", "l", "a", "b_g1", "b_g2"};
+}
+
+ParamsQueries::ParamsQueries(const std::string& path, const ParamsReadOptions& opts) : path_(path), opts_(opts) {
+  const ParamsSummary s = summarize_params_file(path);
+  if (s.kind != ParamsSummary::Kind::Parameters)
+    throw ParamsFileError(path, "h.count", 864, "this is a verifying key (.vk): it has no proving queries");
+  const std::uint64_t m = s.h + 1;
+  if ((m & (m - 1)) != 0) throw ParamsFileError(path, "h.count", 864, "h has " + std::to_string(s.h) + " points; expected 2^k - 1");
+  const std::uint64_t counts[5] = {s.h, s.l, s.a, s.b_g1, s.b_g2};
+  std::uint64_t pos = 864 + 4 + s.ic * G1_BYTES;
+  for (int q = 0; q < 5; ++q) {
+    count_[q] = counts[q];
+    offset_[q] = pos + 4;
+    pos += 4 + counts[q] * (q == 4 ? G2_BYTES : G1_BYTES);
+  }
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw ParamsFileError(path, "file", 0, std::string("cannot open: ") + std::strerror(errno));
+}
+
+ParamsQueries::~ParamsQueries() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+template <class Point, class Decode>
+void ParamsQueries::read(Query q, std::uint64_t first, std::uint64_t n, Point* out, std::size_t point_bytes,
+                         Decode decode) const {
+  const char* field = QUERY_NAMES[int(q)];
+  if (first > count(q) || n > count(q) - first)
+    throw std::out_of_range(path_ + ": " + field + " points [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                            ") past its " + std::to_string(count(q)));
+  const ec::Validation v = opts_.check_subgroup ? ec::Validation::Full : ec::Validation::SkipSubgroup;
+  constexpr std::uint64_t BLOCK = 4096;  // points per read: 384 KiB of G1
+  std::atomic<std::uint64_t> first_bad{n};
+  std::atomic<int> io_errno{0};
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, (n + BLOCK - 1) / BLOCK), [&](const auto& blocks) {
+    std::vector<std::uint8_t> buf(BLOCK * point_bytes);
+    for (std::uint64_t b = blocks.begin(); b < blocks.end(); ++b) {
+      const std::uint64_t i0 = b * BLOCK, k = std::min(BLOCK, n - i0);
+      const std::uint64_t off = offset(q) + (first + i0) * point_bytes, len = k * point_bytes;
+      for (std::uint64_t got = 0; got < len;) {
+        const ssize_t r = ::pread(fd_, buf.data() + got, len - got, off_t(off + got));
+        if (r <= 0) {
+          io_errno = r == 0 ? EIO : errno;
+          return;
+        }
+        got += std::uint64_t(r);
+      }
+      for (std::uint64_t i = 0; i < k; ++i) {
+        const auto res = decode(std::span<const std::uint8_t>(buf.data() + i * point_bytes, point_bytes), v);
+        if (!res.ok() || res.value().is_identity()) {
+          std::uint64_t cur = first_bad.load();
+          while (i0 + i < cur && !first_bad.compare_exchange_weak(cur, i0 + i)) {
+          }
+          return;
+        }
+        out[i0 + i] = res.value();
+      }
+    }
+  });
+  if (io_errno) throw ParamsFileError(path_, field, offset(q), std::string("read failed: ") + std::strerror(io_errno));
+  const std::uint64_t bad = first_bad.load();
+  if (bad < n) {
+    const std::uint64_t off = offset(q) + (first + bad) * point_bytes;
+    std::vector<std::uint8_t> b(point_bytes);
+    if (::pread(fd_, b.data(), point_bytes, off_t(off)) != ssize_t(point_bytes))
+      throw ParamsFileError(path_, field, off, "read failed");
+    const auto res = decode(std::span<const std::uint8_t>(b.data(), point_bytes), v);
+    const std::string what = std::string(field) + "[" + std::to_string(first + bad) + "]";
+    throw ParamsFileError(path_, what, off, res.ok() ? "point at infinity" : ec::describe(res.error()));
+  }
+  if (opts_.progress) opts_.progress(offset(q) + (first + n) * point_bytes, offset(Query::b_g2) + count(Query::b_g2) * G2_BYTES);
+}
+
+void ParamsQueries::read_g1(Query q, std::uint64_t first, std::uint64_t n, G1Affine* out) const {
+  if (q == Query::b_g2) throw std::invalid_argument("ParamsQueries::read_g1: b_g2 holds G2 points");
+  read(q, first, n, out, G1_BYTES, ec::g1_from_bytes);
+}
+
+void ParamsQueries::read_g2(std::uint64_t first, std::uint64_t n, ec::G2Affine* out) const {
+  read(Query::b_g2, first, n, out, G2_BYTES, ec::g2_from_bytes);
+}
+
+ProvingKey open_params_deferred(const std::string& path, const ParamsReadOptions& opts) {
+  auto q = std::make_shared<const ParamsQueries>(path, opts);
+  ProvingKey pk;
+  pk.vk = read_params_vk(path, opts);
+  using Q = ParamsQueries::Query;
+  pk.h = base::HostArray<G1Affine>::elsewhere(q->count(Q::h));
+  pk.l = base::HostArray<G1Affine>::elsewhere(q->count(Q::l));
+  pk.a = base::HostArray<G1Affine>::elsewhere(q->count(Q::a));
+  pk.b_g1 = base::HostArray<G1Affine>::elsewhere(q->count(Q::b_g1));
+  pk.b_g2 = base::HostArray<ec::G2Affine>::elsewhere(q->count(Q::b_g2));
+  pk.deferred = std::move(q);
+  return pk;
+}
+
 void write_vk(const std::string& path, const VerifyingKey& vk) {
   Writer w(path);
   w.vk(vk);
@@ -253,6 +351,9 @@ void write_vk(const std::string& path, const VerifyingKey& vk) {
 }
 
 void write_params(const std::string& path, const ProvingKey& pk) {
+  if (!pk.queries_on_host())
+    throw std::invalid_argument("write_params: this key's queries are not in host memory (a key opened with its queries "
+                                "left in " + (pk.deferred ? pk.deferred->path() : std::string("a file")) + ")");
   Writer w(path);
   w.vk(pk.vk);
   w.g1s(pk.h);

@@ -47,6 +47,42 @@ VerifyingKey read_params_vk(const std::string& path, const ParamsReadOptions& op
 void write_params(const std::string& path, const ProvingKey& pk);
 void write_vk(const std::string& path, const VerifyingKey& vk);
 
+// The five queries of a .params file, left in the file and read piece by piece where they are
+// used: a GPU backend copies them to the device, or into its own page-locked memory, so the
+// host never holds a second copy of a 47 GB key (only the page cache of the file, which the
+// kernel may drop). Reads use pread (no mapping), in parallel; each point is checked as
+// read_params checks it, and an error names the field, the point and its byte offset.
+class ParamsQueries {
+ public:
+  enum class Query : int { h, l, a, b_g1, b_g2 };
+  // Opens the file and checks its layout (every count against the file's length); the points
+  // are checked as they are read.
+  ParamsQueries(const std::string& path, const ParamsReadOptions& opts);
+  ~ParamsQueries();
+  ParamsQueries(const ParamsQueries&) = delete;
+  ParamsQueries& operator=(const ParamsQueries&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::uint64_t count(Query q) const { return count_[int(q)]; }
+  std::uint64_t offset(Query q) const { return offset_[int(q)]; }  // of its first point
+  // Points [first, first + n) of a G1 query (h, l, a, b_g1) or of b_g2.
+  void read_g1(Query q, std::uint64_t first, std::uint64_t n, G1Affine* out) const;
+  void read_g2(std::uint64_t first, std::uint64_t n, ec::G2Affine* out) const;
+
+ private:
+  template <class Point, class Decode>
+  void read(Query q, std::uint64_t first, std::uint64_t n, Point* out, std::size_t point_bytes, Decode decode) const;
+  std::string path_;
+  ParamsReadOptions opts_;
+  int fd_ = -1;
+  std::uint64_t count_[5]{}, offset_[5]{};
+};
+
+// The key of a .params file with its verifying key read (and checked) and its queries left in
+// the file (ProvingKey::deferred): what a GPU backend loads without a host copy. The CPU
+// prover refuses such a key; read_params is its counterpart that holds everything.
+ProvingKey open_params_deferred(const std::string& path, const ParamsReadOptions& opts = {});
+
 // What a file holds, from its counts alone (fast even for a 47 GB file).
 struct ParamsSummary {
   enum class Kind { VerifyingKey, Parameters } kind;

@@ -1,5 +1,7 @@
 #include "groth16/prover.hpp"
 
+#include "groth16/params_file.hpp"
+
 #include "base/clock.hpp"
 
 #include <algorithm>
@@ -122,6 +124,10 @@ namespace {
 void msm_parts(const ProvingKey& pk, std::span<const Fr> h, std::span<const Fr> inputs, std::span<const Fr> aux,
                msm::DensityView a_aux, msm::DensityView b_input, msm::DensityView b_aux, ProofParts& parts,
                ProverTimings& t, const std::function<void(std::string_view)>& phase) {
+  if (!pk.queries_on_host())
+    throw ProverError("the proving key's queries are not in host memory (they were left in " +
+                      (pk.deferred ? pk.deferred->path() : std::string("their file")) +
+                      " for a GPU backend): the CPU prover needs the key read whole (read_params)");
   const std::size_t nin = inputs.size();
   const std::size_t nb_in = b_input.count();
   const std::span<const ec::G1Affine> a_q(pk.a), b1_q(pk.b_g1);
