@@ -21,6 +21,9 @@
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/measure.hpp"
+#include "cli/memory_sampler.hpp"
+#include "circuit/r1cs_file.hpp"
+#include "groth16/params_file.hpp"
 #include "engine/config.hpp"
 #include "engine/engine.hpp"
 #include "engine/pipeline_metrics.hpp"
@@ -38,6 +41,8 @@ namespace {
 struct PipelineOptions {
   CircuitSpec circuit;
   std::string shape_scale;  // non-empty: the PoRep-shape synthetic circuit at this scale instead
+  std::string params_file;  // with shape_scale: its key from this .params (queries left in the file for a GPU)
+  std::string r1cs_file;    // with shape_scale: its circuit mapped from this .snkr1cs
   std::size_t witness_cache = 0;  // with shape_scale: serve copies of this many pre-made witnesses
   std::vector<std::size_t> gpu_counts;  // non-empty: run with devices 0..k-1 for each k (a sweep)
   std::size_t proofs = 8;
@@ -169,7 +174,12 @@ void print_run(const RunResult& r) {
               m["idle_gaps"]["count"].get<std::size_t>(), m["idle_gaps"]["total_s"].get<double>(),
               m["idle_gaps"]["largest_s"].get<double>());
   std::printf("latency           p50 %.4f s, p99 %.4f s\n", m["latency_p50_s"].get<double>(), m["latency_p99_s"].get<double>());
-  std::printf("peak RSS          %s\n", engine::format_bytes(m["peak_rss_bytes"].get<std::uint64_t>()).c_str());
+  std::printf("peak RSS          %s   (ru_maxrss: mapped file pages included)\n",
+              engine::format_bytes(m["peak_rss_bytes"].get<std::uint64_t>()).c_str());
+  if (m.contains("peak_private_rss_bytes"))
+    std::printf("peak private mem. %s   (RssAnon + RssShmem, page-locked buffers included); machine in use %s at peak\n",
+                engine::format_bytes(m["peak_private_rss_bytes"].get<std::uint64_t>()).c_str(),
+                engine::format_bytes(m["peak_machine_used_bytes"].get<std::uint64_t>()).c_str());
   std::printf("peak device mem.  %s\n", engine::format_bytes(m["peak_vram_bytes"].get<std::uint64_t>()).c_str());
   std::printf("proofs verified   %zu\n", m["proofs_verified"].get<std::size_t>());
   std::printf("witness in flight %s per partition (%s)\n",
@@ -201,10 +211,31 @@ Workload gadget_workload(const PipelineOptions& o) {
 // fresh satisfying witness per partition index (witness seed = index).
 Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(o.shape_scale));
-  std::fprintf(stderr, "  PoRep-shape synthetic: %s; generating, setting up keys...\n", shape.describe().c_str());
-  circuit::R1cs r1cs = circuit::generate_synthetic_r1cs(shape);
-  const SetupMultiplierChoice mult(backend == "cuda");
-  groth16::ProvingKey pk = groth16::setup(r1cs, {}, mult.get());
+  circuit::R1cs r1cs;
+  groth16::ProvingKey pk;
+  if (!o.r1cs_file.empty()) {
+    // Mapped in place: once the GPU holds the circuit its pages leave this process.
+    r1cs = circuit::map_r1cs(o.r1cs_file);
+    if (r1cs.num_constraints != shape.num_constraints || r1cs.num_inputs != shape.num_inputs || r1cs.num_aux != shape.num_aux)
+      throw std::invalid_argument("--r1cs " + o.r1cs_file + ": " + std::to_string(r1cs.num_constraints) +
+                                  " constraints, not the synthetic shape at --shape-scale " + o.shape_scale + " (" +
+                                  shape.describe() + "); write it with snarkpipe synthetic --scale " + o.shape_scale);
+    std::fprintf(stderr, "  circuit mapped from %s\n", o.r1cs_file.c_str());
+  } else {
+    std::fprintf(stderr, "  PoRep-shape synthetic: %s; generating...\n", shape.describe().c_str());
+    r1cs = circuit::generate_synthetic_r1cs(shape);
+  }
+  if (!o.params_file.empty()) {
+    // On a GPU the queries stay in the file and go straight to the device (or the backend's
+    // page-locked copy): the host holds no copy of the key.
+    pk = backend == "cuda" ? groth16::open_params_deferred(o.params_file) : groth16::read_params(o.params_file);
+    std::fprintf(stderr, "  key %s from %s\n", backend == "cuda" ? "opened (queries left in the file)" : "read",
+                 o.params_file.c_str());
+  } else {
+    std::fprintf(stderr, "  setting up keys...\n");
+    const SetupMultiplierChoice mult(backend == "cuda");
+    pk = groth16::setup(r1cs, {}, mult.get());
+  }
   Workload w;
   w.describe = "porep-shape synthetic, scale " + o.shape_scale + " (" + std::to_string(r1cs.num_constraints) + " constraints)";
   w.keys = engine::make_circuit_keys(w.describe, std::move(r1cs), std::move(pk));
@@ -247,6 +278,9 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
   if (o.partitions < 1) throw std::invalid_argument("--partitions must be at least 1");
   for (auto j : o.concurrency)
     if (j < 1) throw std::invalid_argument("--concurrency must be at least 1");
+  if ((!o.params_file.empty() || !o.r1cs_file.empty()) && o.shape_scale.empty())
+    throw std::invalid_argument("--params and --r1cs go with --shape-scale (the synthetic circuit they were made for)");
+  MemorySampler memory;  // host memory over the whole run, loading included
   double load_start[1] = {-1};
   getloadavg(load_start, 1);  // a shared machine's load is part of what a number means
   const engine::MachineFacts machine = engine::MachineFacts::detect();
@@ -301,6 +335,10 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
           tl = (p.parent_path() / (p.stem().string() + "-g" + std::to_string(g) + p.extension().string())).string();
         }
         runs.push_back(run_pipeline(o, c, j, work, tl));
+        // Peaks since the process began (loading the key and circuit included).
+        runs.back().metrics["peak_private_rss_bytes"] = memory.peak_private_bytes();
+        runs.back().metrics["peak_machine_used_bytes"] = memory.peak_machine_used_bytes();
+        runs.back().metrics["private_rss_bytes_at_end"] = private_rss_bytes();
       }
 
   nlohmann::json out;
@@ -396,6 +434,14 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
   c->add_option("--shape-scale", o->shape_scale,
                 "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/1024 ...) "
                 "instead of --circuit; set up on the GPU with --backend cuda");
+  c->add_option("--params", o->params_file,
+                "With --shape-scale: the key from this .params (bench prove --circuit synthetic --params writes it) "
+                "instead of a fresh setup; with --backend cuda its queries go from the file straight to the GPU")
+      ->check(CLI::ExistingFile);
+  c->add_option("--r1cs", o->r1cs_file,
+                "With --shape-scale: the circuit mapped from this .snkr1cs (snarkpipe synthetic --scale S --out F) "
+                "instead of generating it in memory")
+      ->check(CLI::ExistingFile);
   c->add_option("--gpu-counts", o->gpu_counts,
                 "Run once per count k with devices 0..k-1 (e.g. 1,2: one GPU, then two), same keys and witnesses")
       ->delimiter(',');

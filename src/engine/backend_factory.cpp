@@ -88,7 +88,10 @@ MemoryNeeds CudaBackendProvider::needs(const CircuitKeys& keys, std::uint64_t de
       (plan.key_on_device() ? r.shape.key_bytes() : 0) + (plan.circuit_on_device() ? r.shape.circuit_bytes : 0);
   // Host side: the two 32 MiB pinned staging buffers; a streamed circuit's page-locked copy;
   // a, b, c when the host evaluates them; tier 4's staged vector.
+  // A key whose queries were left in their file is read into the backend's own page-locked
+  // memory when it stays on the host.
   const std::uint64_t host = (std::uint64_t(64) << 20) + (plan.streams_circuit ? r.shape.circuit_bytes : 0) +
+                             (!plan.key_on_device() && keys.pk.deferred ? r.shape.key_bytes() : 0) +
                              (plan.abc_from_host ? 3 * std::uint64_t(r.shape.constraints) * sizeof(ff::Fr) : 0) +
                              (plan.tier == cuda::MemoryTier::bounded_h ? r.shape.domain() * sizeof(ff::Fr) : 0);
   return MemoryNeeds{host, plan.device_bytes > resident ? plan.device_bytes - resident : 0, resident};

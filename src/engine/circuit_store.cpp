@@ -9,13 +9,15 @@
 namespace snarkpipe::engine {
 
 std::uint64_t CircuitKeys::host_bytes() const {
-  auto csr = [](const circuit::CsrMatrix& m) {
-    return m.row_ptr.size() * sizeof(std::uint64_t) + m.col.size() * sizeof(std::uint32_t) + m.val.size() * sizeof(ff::Fr);
+  // What this process holds itself: not arrays held elsewhere (a key's queries left in their
+  // file) nor views into a mapped file (page cache the kernel can take back).
+  auto held = [](const auto& a) -> std::uint64_t {
+    return a.on_host() && !a.is_view() ? a.size() * sizeof(*a.data()) : 0;
   };
-  const std::uint64_t g1 = sizeof(ec::G1Affine), g2 = sizeof(ec::G2Affine);
-  return csr(r1cs.a) + csr(r1cs.b) + csr(r1cs.c) + (r1cs.num_columns() * 2 + r1cs.num_inputs) / 8 +
-         (pk.h.size() + pk.l.size() + pk.a.size() + pk.b_g1.size() + pk.vk.ic.size() + pvk.ic.size()) * g1 +
-         pk.b_g2.size() * g2;
+  auto csr = [&](const circuit::CsrMatrix& m) { return held(m.row_ptr) + held(m.col) + held(m.val); };
+  const std::uint64_t g1 = sizeof(ec::G1Affine);
+  return csr(r1cs.a) + csr(r1cs.b) + csr(r1cs.c) + (r1cs.num_columns() * 2 + r1cs.num_inputs) / 8 + held(pk.h) +
+         held(pk.l) + held(pk.a) + held(pk.b_g1) + held(pk.b_g2) + (pk.vk.ic.size() + pvk.ic.size()) * g1;
 }
 
 std::shared_ptr<const CircuitKeys> make_circuit_keys(std::string type, circuit::R1cs r1cs, groth16::ProvingKey pk) {

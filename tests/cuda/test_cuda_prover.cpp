@@ -3,6 +3,8 @@
 // that does not verify (so the check above is real); keys and circuits stay resident.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "../groth16/random_circuit.hpp"
 #include "circuit/spmv.hpp"
 #include "cuda/fixed_base.hpp"
@@ -11,6 +13,7 @@
 #include "tier_cases.hpp"
 #include "msm/fixed_base.hpp"
 #include "gpu_skip.hpp"
+#include "groth16/params_file.hpp"
 #include "groth16/setup.hpp"
 #include "groth16/verifier.hpp"
 #include "test_seed.hpp"
@@ -224,6 +227,33 @@ TEST(CudaProver, HostResidentKeyStreamsInPieces) {
   EXPECT_EQ(automatic.finish(pk.vk, automatic.start(pk, r1cs, w), rs).to_bytes(),
             cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
   EXPECT_EQ(automatic.residency_used(), cuda::SrsResidency::vram);
+}
+
+// A key whose queries stay in their .params file: read straight to the device (vram) or once
+// into the backend's page-locked memory (host, streamed in pieces), the CPU's proof bytes.
+TEST(CudaProver, KeyReadFromItsFileGivesTheCpuProof) {
+  SNARKPIPE_REQUIRE_GPU();
+  groth16::CpuBackend cpu;
+  const testing::RandomCircuit circuit((1 << 12) + 5, 4, ::test_seed("CudaProver.Deferred"));
+  const circuit::R1cs r1cs = circuit.record();
+  const groth16::Witness w = circuit.witness();
+  const groth16::ProvingKey pk = groth16::setup(r1cs);
+  const std::string path = ::testing::TempDir() + "/cuda-deferred.params";
+  groth16::write_params(path, pk);
+  const groth16::ProvingKey deferred = groth16::open_params_deferred(path);
+  for (const auto residency : {cuda::SrsResidency::vram, cuda::SrsResidency::host}) {
+    cuda::CudaBackendOptions opt;
+    opt.residency = residency;
+    opt.host_piece_points = 700;
+    cuda::CudaBackend gpu(opt);
+    for (int run = 0; run < 2; ++run) {
+      const ProverRandomness rs = ProverRandomness::random();
+      EXPECT_EQ(gpu.finish(deferred.vk, gpu.start(deferred, r1cs, w), rs).to_bytes(),
+                cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
+      EXPECT_EQ(gpu.residency_used(), residency);
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(CudaProver, CorruptedWitnessGivesAProofThatFails) {

@@ -2,6 +2,8 @@
 // bellperson file formats, on random circuits from fresh seeds.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "circuit/spmv.hpp"
 #include "groth16/backend.hpp"
 #include "groth16/packed_witness.hpp"
@@ -190,6 +192,73 @@ TEST(ParamsFile, RoundTripAndProve) {
   EXPECT_TRUE(verify(PreparedVerifyingKey::from(read_vk(vk)), prove(back, r1cs, w, ProverRandomness::random()), publics(w)));
   std::filesystem::remove(params);
   std::filesystem::remove(vk);
+}
+
+// A key opened with its queries left in the file (for a GPU backend): its sizes and vk are
+// the file's, any piece read back equals read_params's points, a corrupted point is named with
+// its offset when its piece is read, and the CPU prover refuses the key with words.
+TEST(ParamsFile, DeferredQueriesReadInPieces) {
+  const std::uint64_t seed = test_seed("ParamsFile.Deferred");
+  std::mt19937_64 rng(seed);
+  const RandomCircuit circuit(300 + rng() % 200, 3, seed);
+  const circuit::R1cs r1cs = circuit.record();
+  const ProvingKey pk = setup(r1cs);
+  const std::string path = temp_path("deferred.params");
+  write_params(path, pk);
+  const ProvingKey d = open_params_deferred(path);
+  ASSERT_TRUE(d.deferred);
+  EXPECT_FALSE(d.queries_on_host());
+  EXPECT_EQ(d.vk, pk.vk);
+  EXPECT_EQ(d.h.size(), pk.h.size());
+  EXPECT_EQ(d.l.size(), pk.l.size());
+  EXPECT_EQ(d.a.size(), pk.a.size());
+  EXPECT_EQ(d.b_g1.size(), pk.b_g1.size());
+  EXPECT_EQ(d.b_g2.size(), pk.b_g2.size());
+  EXPECT_EQ(d.h.data(), nullptr);
+  using Q = ParamsQueries::Query;
+  const std::pair<Q, const base::HostArray<ec::G1Affine>*> g1s[] = {{Q::h, &pk.h}, {Q::l, &pk.l}, {Q::a, &pk.a}, {Q::b_g1, &pk.b_g1}};
+  for (const auto& [q, want] : g1s) {
+    const std::size_t first = rng() % want->size(), n = 1 + rng() % (want->size() - first);
+    std::vector<ec::G1Affine> got(n);
+    d.deferred->read_g1(q, first, n, got.data());
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want->begin() + first)) << int(q);
+  }
+  std::vector<ec::G2Affine> g2(pk.b_g2.size());
+  d.deferred->read_g2(0, g2.size(), g2.data());
+  EXPECT_TRUE(std::equal(g2.begin(), g2.end(), pk.b_g2.begin()));
+  std::vector<ec::G1Affine> one(1);
+  EXPECT_THROW(d.deferred->read_g1(Q::l, pk.l.size(), 1, one.data()), std::out_of_range);
+  // The CPU prover needs the points in memory.
+  try {
+    prove(d, r1cs, circuit.witness(), ProverRandomness::random());
+    ADD_FAILURE() << "the CPU prover took a deferred key";
+  } catch (const ProverError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(write_params(temp_path("copy.params"), d), std::invalid_argument);
+  // A point of l made invalid (its y changed) is found when its piece is read, and named.
+  const std::size_t bad = rng() % pk.l.size();
+  const std::uint64_t off = d.deferred->offset(Q::l) + bad * 96 + 95;
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(off));
+    char c = 0;
+    f.seekg(std::streamoff(off));
+    f.read(&c, 1);
+    c ^= 1;
+    f.seekp(std::streamoff(off));
+    f.write(&c, 1);
+  }
+  const ProvingKey d2 = open_params_deferred(path);
+  std::vector<ec::G1Affine> all(pk.l.size());
+  try {
+    d2.deferred->read_g1(Q::l, 0, all.size(), all.data());
+    ADD_FAILURE() << "a corrupted point was read";
+  } catch (const ParamsFileError& e) {
+    EXPECT_EQ(e.field(), "l[" + std::to_string(bad) + "]");
+    EXPECT_EQ(e.offset(), off - 95);
+  }
+  std::filesystem::remove(path);
 }
 
 // Every point of a key stores reduced coordinates (limbs < p), as read from a file and as made
