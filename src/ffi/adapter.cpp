@@ -49,6 +49,8 @@ struct SrsCache : std::list<LoadedSrs*> {
 };
 SrsCache srs_cache;
 
+bool proves_on_gpus();  // below, with the devices
+
 std::unique_ptr<LoadedSrs> read_key(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
@@ -58,7 +60,9 @@ std::unique_ptr<LoadedSrs> read_key(const std::string& path) {
   auto srs = std::make_unique<LoadedSrs>();
   srs->path = path;
   try {
-    srs->pk = groth16::read_params(path);
+    // With a GPU to prove on, the queries stay in the file and go from it straight to the
+    // device (or the backend's one page-locked copy): no 47 GB host copy beside the GPU's.
+    srs->pk = proves_on_gpus() ? groth16::open_params_deferred(path) : groth16::read_params(path);
   } catch (const groth16::ParamsFileError& e) {
     throw AbiError(SNARKPIPE_ABI_PARAMS_FILE, std::string("cannot load the key: ") + e.what());
   } catch (const std::bad_alloc&) {
@@ -151,6 +155,8 @@ Devices& devices() {
   static Devices* d = new Devices;
   return *d;
 }
+
+bool proves_on_gpus() { return !devices().gpus.empty() && devices().configuration_error.empty(); }
 
 // ---- one batch ------------------------------------------------------------------------------
 
@@ -283,7 +289,10 @@ groth16::Proof prove_one(const LoadedSrs& srs, const CheckedAssignment& ca, cons
   if (dev) {
     std::fprintf(stderr, "snarkpipe: circuit %zu's proof from GPU %d did not verify; proving it again on the CPU\n", i,
                  dev->index);
-    proof = groth16::assemble(pk.vk, groth16::compute_proof_parts(pk, ea), rs);
+    // A key whose queries stayed in their file is read whole for this (rare) CPU proof.
+    const groth16::ProvingKey whole = pk.queries_on_host() ? groth16::ProvingKey{} : groth16::read_params(pk.deferred->path());
+    const groth16::ProvingKey& cpu_key = pk.queries_on_host() ? pk : whole;
+    proof = groth16::assemble(pk.vk, groth16::compute_proof_parts(cpu_key, ea), rs);
     if (groth16::verify(srs.pvk, proof, publics)) return proof;
   }
   throw AbiError(SNARKPIPE_ABI_NOT_VERIFIED,
