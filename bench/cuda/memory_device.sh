@@ -39,10 +39,10 @@ tail -2 "$OUT/synthetic.log"
 pipeline() {  # NAME, then extra arguments
   local name="$1"; shift
   echo "=== pipeline $name ($(( $(date +%s) - T0 )) s)"
-  timeout "${PIPE_TIMEOUT:-200}" "$SP" bench pipeline --shape-scale 1 --params "$KEYDIR/k.params" --r1cs "$CDIR/c.snkr1cs" \
-    --backend cuda --partitions 10 --proofs 3 --concurrency 3 "$@" --json -o "$OUT/pipeline-$name.json" \
+  timeout "${PIPE_TIMEOUT:-175}" "$SP" bench pipeline --shape-scale 1 --params "$KEYDIR/k.params" --r1cs "$CDIR/c.snkr1cs" \
+    --backend cuda --partitions 10 --proofs 3 --concurrency 3 --set synthesis.check_witness=false "$@" --json -o "$OUT/pipeline-$name.json" \
     > "$OUT/pipeline-$name.stdout" 2> "$OUT/pipeline-$name.log"
-  echo "exit $?"; tail -c 1500 "$OUT/pipeline-$name.stdout"; grep -iE "error|tier|plan" "$OUT/pipeline-$name.log" | tail -5
+  echo "exit $?"; grep -E "proofs|tier" "$OUT/pipeline-$name.log" | tail -c 300; tail -c 1500 "$OUT/pipeline-$name.stdout"; grep -iE "error|tier|plan" "$OUT/pipeline-$name.log" | tail -5
 }
 pipeline vram
 .anchors/bin/ballast 16 > "$OUT/ballast.log" 2>&1 &

@@ -337,6 +337,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
         runs.push_back(run_pipeline(o, c, j, work, tl));
         // Peaks since the process began (loading the key and circuit included).
         runs.back().metrics["peak_private_rss_bytes"] = memory.peak_private_bytes();
+        runs.back().metrics["peak_anonymous_rss_bytes"] = memory.peak_anonymous_bytes();
         runs.back().metrics["peak_machine_used_bytes"] = memory.peak_machine_used_bytes();
         runs.back().metrics["private_rss_bytes_at_end"] = private_rss_bytes();
       }

@@ -57,12 +57,18 @@ class MemorySampler {
   MemorySampler& operator=(const MemorySampler&) = delete;
 
   std::uint64_t peak_private_bytes() { return sample(), peak_private_.load(); }
+  // Of which anonymous memory alone (RssAnon: heap and page-locked buffers, not tmpfs files).
+  std::uint64_t peak_anonymous_bytes() { return sample(), peak_anon_.load(); }
   std::uint64_t peak_machine_used_bytes() { return sample(), peak_machine_.load(); }
 
  private:
   void sample() {
-    const std::uint64_t p = private_rss_bytes(), m = machine_used_bytes();
-    std::uint64_t cur = peak_private_.load();
+    const std::uint64_t a = proc_kib_field("/proc/self/status", "RssAnon");
+    const std::uint64_t p = a + proc_kib_field("/proc/self/status", "RssShmem"), m = machine_used_bytes();
+    std::uint64_t cur = peak_anon_.load();
+    while (a > cur && !peak_anon_.compare_exchange_weak(cur, a)) {
+    }
+    cur = peak_private_.load();
     while (p > cur && !peak_private_.compare_exchange_weak(cur, p)) {
     }
     cur = peak_machine_.load();
@@ -70,7 +76,7 @@ class MemorySampler {
     }
   }
   std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> peak_private_{0}, peak_machine_{0};
+  std::atomic<std::uint64_t> peak_private_{0}, peak_anon_{0}, peak_machine_{0};
   std::thread thread_;
 };
 
