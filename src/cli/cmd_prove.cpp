@@ -88,9 +88,9 @@ void add_prove_command(CLI::App& app, std::vector<Command>& cmds) {
                       if (!o.zkey.empty()) {
                         if (o.wtns.empty()) throw std::invalid_argument("--zkey needs --wtns (the witness)");
                         if (!o.r1cs_path.empty()) throw std::invalid_argument("--zkey carries its circuit: leave out --r1cs");
-                        // --backend cuda proves on the GPU (cuda/zkey_prover.hpp); auto keeps the CPU for a
-                        // .zkey until that path has run on a device beside the CPU prover (issue 29).
-                        const bool on_gpu = resolve_backend_kind(o.backend_opts) == "cuda" && o.backend_opts.backend == "cuda";
+                        // On a GPU (cuda/zkey_prover.hpp) when auto finds one, as for bellperson keys: its
+                        // proofs equal the CPU zkey prover's bytes for fixed r, s (tests/cuda/test_cuda_zkey.cu).
+                        const bool on_gpu = resolve_backend_kind(o.backend_opts) == "cuda";
                         PhaseProgress progress("prove " + o.zkey, 4);
                         progress.phase("load key");
                         circom::ZkeyReadOptions opts;

@@ -60,6 +60,11 @@ class MemorySampler {
   // Of which anonymous memory alone (RssAnon: heap and page-locked buffers, not tmpfs files).
   std::uint64_t peak_anonymous_bytes() { return sample(), peak_anon_.load(); }
   std::uint64_t peak_machine_used_bytes() { return sample(), peak_machine_.load(); }
+  // Peaks from now on (a sweep's next run): each restarts at the present values.
+  void restart() {
+    peak_anon_ = 0, peak_private_ = 0, peak_machine_ = 0;
+    sample();
+  }
 
  private:
   void sample() {

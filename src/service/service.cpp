@@ -195,9 +195,15 @@ circuit::R1cs read_any_r1cs(const fs::path& path) {
 }
 
 // Reads bellperson keys and their circuit when the engine asks (a job needs them, and they
-// were not resident or were evicted).
-engine::CircuitLoader keys_loader(const std::string& name, const fs::path& params, const fs::path& r1cs) {
-  return [name, params, r1cs] { return engine::make_circuit_keys(name, read_any_r1cs(r1cs), groth16::read_params(params.string())); };
+// were not resident or were evicted). On GPUs the key's queries stay in the .params file (the
+// backend reads them straight to the device, or once into its page-locked memory) and a
+// .snkr1cs is mapped (paged out once uploaded), so the host keeps no copy of either.
+engine::CircuitLoader keys_loader(const std::string& name, const fs::path& params, const fs::path& r1cs, bool on_gpus) {
+  return [name, params, r1cs, on_gpus] {
+    if (!on_gpus) return engine::make_circuit_keys(name, read_any_r1cs(r1cs), groth16::read_params(params.string()));
+    circuit::R1cs circuit = is_snkr1cs(r1cs) ? circuit::map_r1cs(r1cs) : read_any_r1cs(r1cs);
+    return engine::make_circuit_keys(name, std::move(circuit), groth16::open_params_deferred(params.string()));
+  };
 }
 
 }  // namespace
@@ -261,7 +267,7 @@ fs::path Service::allowed_path(const json& spec, const char* key) const {
 // A circuit from files: a bellperson .params and its recorded circuit (snarkpipe's .snkr1cs
 // or circom's .r1cs), or a snarkjs .zkey and its circom .r1cs; each read with its own checked
 // reader, then checked against each other. A .params is checked by its counts and verifying
-// key only (a PoRep one is 47 GB): the engine reads it whole when a job needs it.
+// key only (a PoRep one is 47 GB): the engine loads it when a job needs it (keys_loader).
 std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& spec) const {
   const char* key_field = spec.contains("zkey") ? "zkey" : "params";
   for (const auto& [key, value] : spec.items())
@@ -310,7 +316,7 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& 
   } catch (const std::exception& e) {
     throw bad_request(e.what());
   }
-  return {c, keys_loader(c.name, params, r1cs_path)};
+  return {c, keys_loader(c.name, params, r1cs_path, engine_.config().backend == "cuda")};
 }
 
 json Service::register_circuit(const std::string& body, const Caller& caller) {
@@ -354,7 +360,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
                          {"r1cs", r1cs.filename().string()},
                          {"shape", {{"constraints", c.constraints}, {"inputs", c.inputs}, {"aux", c.aux}}}};
     t.keys.reset();
-    serve_circuit(std::move(c), keys_loader(name, params, r1cs), stored, true);
+    serve_circuit(std::move(c), keys_loader(name, params, r1cs, engine_.config().backend == "cuda"), stored, true);
   } catch (const std::invalid_argument& e) {
     throw bad_request(e.what());
   }
@@ -684,7 +690,7 @@ void Service::recover(const std::function<void()>& then) {
         ServedCircuit served{c.name, groth16::read_params_vk(params.string()), shape.at("constraints"), shape.at("inputs"),
                              shape.at("aux"), nullptr, nullptr};
         if (factory_.instance) served.instance = factory_.instance(spec.at("body"));
-        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs), spec, false);
+        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs, engine_.config().backend == "cuda"), spec, false);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
       }
