@@ -90,6 +90,7 @@ std::string EngineConfig::describe() const {
     << "engine.timeline = " << (timeline ? "true" : "false") << "\n"
     << "synthesis.workers = " << synthesis_workers << "\n"
     << "synthesis.check_witness = " << (check_witness ? "true" : "false") << "\n"
+    << "synthesis.pack_as_generated = " << (pack_as_generated ? "true" : "false") << "\n"
     << "synthesis.lookahead = " << (lookahead ? std::to_string(lookahead) : std::string("auto")) << "\n"
     << "gpus.devices = ";
   if (devices.empty()) o << "all";
@@ -231,6 +232,7 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
     TableReader t(root, "synthesis", source);
     if (!t.count("workers", c.synthesis_workers)) c.synthesis_workers = EngineConfig::defaults(machine).synthesis_workers;
     t.boolean("check_witness", c.check_witness);
+    t.boolean("pack_as_generated", c.pack_as_generated);
     if (!t.count("lookahead", c.lookahead)) c.lookahead = 0;
     t.finish();
   }

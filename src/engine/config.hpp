@@ -27,6 +27,7 @@ struct EngineConfig {
   bool timeline = true;                  // engine.timeline
   std::size_t synthesis_workers = 1;     // synthesis.workers ("auto": half the cores)
   bool check_witness = true;             // synthesis.check_witness: a·b = c before proving
+  bool pack_as_generated = true;         // synthesis.pack_as_generated: no full witness where a source can pack
   std::size_t lookahead = 0;             // synthesis.lookahead (0, "auto": synthesis workers + device workers)
   std::vector<int> devices;              // gpus.devices (empty: all the backend has)
   std::size_t workers_per_device = 2;    // gpu.workers_per_device
