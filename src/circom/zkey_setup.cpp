@@ -134,7 +134,7 @@ Zkey zkey_from_toxic_waste(const CircomR1cs& circuit, const groth16::ToxicWaste&
 
   std::size_t g1_count = 0, g2_count = 0;
   for (std::uint64_t i = 0; i < num_vars; ++i) {
-    g1_count += !u[i].is_zero() + 2 * !v[i].is_zero();
+    g1_count += !u[i].is_zero() + !v[i].is_zero();
     g2_count += !v[i].is_zero();
   }
   g1_count += num_vars + m;
