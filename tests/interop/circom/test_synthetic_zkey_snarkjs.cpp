@@ -2,7 +2,9 @@
 // `snarkpipe synthetic --format circom` circuit of 2^8..2^10 rows, snarkjs reads the .r1cs,
 // accepts the witness, proves with snarkpipe's .zkey a proof that verifies under snarkpipe's
 // verification_key.json, and accepts snarkpipe's CPU prover's proof; tampered inputs are
-// refused, so none of these checks passes vacuously. Skips without node or snarkjs.
+// refused, so none of these checks passes vacuously. And for the same τ, α, β (a powers of
+// tau made from them) with γ = δ = 1, snarkpipe's key is snarkjs's `groth16 setup` key byte
+// for byte, sections 1-9 in the same order. Skips without node or snarkjs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "circom/ptau.hpp"
+#include "circom/r1cs.hpp"
+#include "circom/zkey_setup.hpp"
+#include "circom/zkey_write.hpp"
 #include "test_seed.hpp"
 
 namespace {
@@ -49,6 +55,31 @@ nlohmann::json read_json(const fs::path& p) {
 }
 
 void write_json(const fs::path& p, const nlohmann::json& j) { std::ofstream(p) << j.dump(); }
+
+struct SectionBytes {
+  std::uint32_t type;
+  std::vector<char> body;
+};
+
+// A binfile container's sections in file order (binfile.hpp's layout).
+std::vector<SectionBytes> sections_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> b((std::istreambuf_iterator<char>(in)), {});
+  auto le = [&](std::size_t at, int n) {
+    std::uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i) v = (v << 8) | std::uint8_t(b.at(at + i));
+    return v;
+  };
+  std::vector<SectionBytes> out;
+  std::size_t pos = 12;
+  for (std::uint64_t i = 0, n = le(8, 4); i < n; ++i) {
+    const auto type = std::uint32_t(le(pos, 4));
+    const std::uint64_t size = le(pos + 4, 8);
+    out.push_back({type, std::vector<char>(b.begin() + std::ptrdiff_t(pos + 12), b.begin() + std::ptrdiff_t(pos + 12 + size))});
+    pos += 12 + size;
+  }
+  return out;
+}
 
 class SyntheticZkeySnarkjs : public ::testing::Test {
  protected:
@@ -137,6 +168,29 @@ TEST_F(SyntheticZkeySnarkjs, SnarkjsAcceptsOurCpuProversProof) {
   std::swap(proof["pi_a"], proof["pi_c"]);
   write_json(c / "bad_proof.json", proof);
   EXPECT_NE(snarkjs("groth16 verify verification_key.json sp_public.json bad_proof.json").rc, 0);
+}
+
+TEST_F(SyntheticZkeySnarkjs, OurKeyIsSnarkjsSetupsKeyForTheSameToxicWaste) {
+  using namespace snarkpipe;
+  ff::SeededRng rng(test_seed("SyntheticZkeySnarkjs.OurKeyIsSnarkjsSetupsKeyForTheSameToxicWaste"));
+  const circom::PtauSecrets secrets = circom::PtauSecrets::from_seed(rng.next_u64());
+  // One level above the circuit's, so that snarkjs's H comes from a complete Lagrange level
+  // (its top level lacks a power of τ: ptau.hpp).
+  circom::write_insecure_ptau((c / "p.ptau").string(), log_rows + 1, secrets);
+  const Ran setup = snarkjs("groth16 setup circuit.r1cs p.ptau sj.zkey");
+  ASSERT_EQ(setup.rc, 0) << setup.output;
+  // snarkjs's fresh key has γ = δ = 1 until a contribution.
+  const groth16::ToxicWaste waste{secrets.tau, secrets.alpha, secrets.beta, ff::Fr::one(), ff::Fr::one()};
+  circom::write_zkey((c / "ours.zkey").string(),
+                     circom::zkey_from_toxic_waste(circom::read_circom_r1cs((c / "circuit.r1cs").string()), waste));
+  const std::vector<SectionBytes> theirs = sections_of(c / "sj.zkey"), ours = sections_of(c / "ours.zkey");
+  ASSERT_EQ(theirs.size(), ours.size());
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    EXPECT_EQ(ours[i].type, theirs[i].type) << "section " << i << " of the file";
+    if (ours[i].type == 10) continue;  // the circuit hash and contributions: ours are left empty
+    EXPECT_TRUE(ours[i].body == theirs[i].body) << "section type " << ours[i].type << " differs (" << ours[i].body.size()
+                                                << " bytes against snarkjs's " << theirs[i].body.size() << ")";
+  }
 }
 
 }  // namespace
