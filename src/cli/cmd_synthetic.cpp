@@ -274,7 +274,8 @@ int run_synthetic(const SyntheticOptions& o, const CLI::App& app) {
 
 std::vector<Command> register_synthetic_commands(CLI::App& app) {
   auto o = std::make_shared<SyntheticOptions>();
-  auto* c = app.add_subcommand("synthetic", "Write a synthetic circuit with the shape of a 32 GiB PoRep partition (.snkr1cs)");
+  auto* c = app.add_subcommand(
+      "synthetic", "Write a synthetic circuit: a 32 GiB PoRep partition's shape (.snkr1cs), or circom-shaped with its snarkjs key (--format circom)");
   c->footer(
       "The default is the full partition: 130,278,869 constraints (incl. 328 input rows), 328 inputs,\n"
       "130,169,893 aux; A 2.37, B 1.0004, C 2.17 non-zeros per row; A-aux density 99.7 %, B-aux 25.4 %;\n"
