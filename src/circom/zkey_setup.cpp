@@ -138,8 +138,12 @@ Zkey zkey_from_toxic_waste(const CircomR1cs& circuit, const groth16::ToxicWaste&
     g2_count += !v[i].is_zero();
   }
   g1_count += num_vars + m;
-  const msm::FixedBaseTable<ec::G1Curve> g1(G1Affine::generator(), msm::fixed_base_window<ec::G1Curve>(g1_count));
-  const msm::FixedBaseTable<ec::G2Curve> g2(G2Affine::generator(), msm::fixed_base_window<ec::G2Curve>(g2_count));
+  // With a multiplier supplied, the CPU tables serve only the six points of the vk: small ones.
+  constexpr unsigned VK_ONLY_WINDOW = 4;
+  const msm::FixedBaseTable<ec::G1Curve> g1(
+      G1Affine::generator(), multipliers.g1 ? VK_ONLY_WINDOW : msm::fixed_base_window<ec::G1Curve>(g1_count));
+  const msm::FixedBaseTable<ec::G2Curve> g2(
+      G2Affine::generator(), multipliers.g2 ? VK_ONLY_WINDOW : msm::fixed_base_window<ec::G2Curve>(g2_count));
   auto mul_g1 = [&](std::span<const Fr> k) { return multipliers.g1 ? multipliers.g1(k) : msm::batch_mul(g1, k); };
   auto mul_g2 = [&](std::span<const Fr> k) { return multipliers.g2 ? multipliers.g2(k) : msm::batch_mul(g2, k); };
 

@@ -19,6 +19,7 @@
 #include "circuit/spmv.hpp"
 #include "ff/random.hpp"
 #include "groth16/verifier.hpp"
+#include "msm/fixed_base.hpp"
 #include "test_seed.hpp"
 
 using namespace snarkpipe;
@@ -124,6 +125,41 @@ TEST(ZkeySetup, ProofsVerifyUnderTheKeysVkAndAWrongPublicInputFails) {
     xs[i] += Fr::one();
     EXPECT_FALSE(groth16::verify(pvk, proof, xs)) << "public input " << i << " + 1 accepted";
   }
+}
+
+// The hook a GPU's multiplier comes through (cli/backend_choice.hpp): every query's points
+// come from it, and the key is the one the CPU's own tables give.
+TEST(ZkeySetup, ASuppliedMultiplierMakesEveryQueryAndTheSameKey) {
+  ff::SeededRng rng(test_seed("ZkeySetup.ASuppliedMultiplierMakesEveryQueryAndTheSameKey"));
+  const CircomSyntheticCircuit sc = make_circom_synthetic(random_shape(rng));
+  const groth16::ToxicWaste waste = waste_from(rng);
+  const msm::FixedBaseTable<ec::G1Curve> g1(ec::G1Affine::generator(), 7);
+  const msm::FixedBaseTable<ec::G2Curve> g2(ec::G2Affine::generator(), 5);
+  std::size_t g1_points = 0, g2_points = 0;
+  groth16::SetupMultipliers hook;
+  hook.g1 = [&](std::span<const Fr> k) {
+    g1_points += k.size();
+    return msm::batch_mul(g1, k);
+  };
+  hook.g2 = [&](std::span<const Fr> k) {
+    g2_points += k.size();
+    return msm::batch_mul(g2, k);
+  };
+  const Zkey hooked = zkey_from_toxic_waste(sc.circuit, waste, hook), own = zkey_from_toxic_waste(sc.circuit, waste);
+  auto non_identity = [](const auto& pts) {
+    std::size_t n = 0;
+    for (const auto& p : pts) n += !p.is_identity();
+    return n;
+  };
+  EXPECT_EQ(g1_points, non_identity(own.a) + non_identity(own.b1) + non_identity(own.c) + own.vk.ic.size() + own.h.size());
+  EXPECT_EQ(g2_points, non_identity(own.b2));
+  EXPECT_EQ(hooked.a, own.a);
+  EXPECT_EQ(hooked.b1, own.b1);
+  EXPECT_EQ(hooked.b2, own.b2);
+  EXPECT_EQ(hooked.c, own.c);
+  EXPECT_EQ(hooked.h, own.h);
+  EXPECT_EQ(hooked.vk.ic, own.vk.ic);
+  EXPECT_EQ(hooked.vk.delta_g2, own.vk.delta_g2);
 }
 
 TEST(ZkeySetup, AWitnessThatDoesNotSatisfyTheCircuitGivesNoProof) {
