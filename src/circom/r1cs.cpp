@@ -1,5 +1,7 @@
 #include "circom/r1cs.hpp"
 
+#include "circom/r1cs_build.hpp"
+
 #include <algorithm>
 
 namespace snarkpipe::circom {
@@ -53,6 +55,29 @@ void read_row(SectionReader& rd, std::uint32_t num_wires, CsrMatrix& m, std::vec
 }
 
 }  // namespace
+
+void append_input_rows(circuit::R1cs& r) {
+  const std::uint64_t circom_rows = r.a.num_rows();
+  for (std::uint64_t i = 0; i < r.num_inputs; ++i) {
+    r.a.col.push_back(std::uint32_t(i));
+    r.a.val.push_back(Fr::one());
+    r.a.row_ptr.push_back(r.a.col.size());
+    r.b.row_ptr.push_back(r.b.col.size());
+    r.c.row_ptr.push_back(r.c.col.size());
+  }
+  r.num_constraints = circom_rows + r.num_inputs;
+  r.a_aux_density = circuit::DensityBitmap(r.num_aux);
+  r.b_input_density = circuit::DensityBitmap(r.num_inputs);
+  r.b_aux_density = circuit::DensityBitmap(r.num_aux);
+  for (std::uint32_t c : r.a.col)
+    if (c >= r.num_inputs) r.a_aux_density.set(c - r.num_inputs);
+  for (std::uint32_t c : r.b.col) {
+    if (c < r.num_inputs)
+      r.b_input_density.set(c);
+    else
+      r.b_aux_density.set(c - r.num_inputs);
+  }
+}
 
 CircomR1cs read_circom_r1cs(const std::string& path) {
   const BinFile f(path, "r1cs", 1,
@@ -115,7 +140,6 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
   circuit::R1cs& r = out.r1cs;
   r.num_inputs = num_inputs;
   r.num_aux = out.num_wires - num_inputs;
-  r.num_constraints = std::uint64_t(out.num_constraints) + num_inputs;
   {
     SectionReader rd = f.reader(CONSTRAINTS);
     // Each constraint needs at least 12 bytes (three term counts).
@@ -123,7 +147,7 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
       rd.fail(rd.offset(), "nConstraints = " + std::to_string(out.num_constraints) +
                                " needs at least 12 bytes each but the section has " + std::to_string(rd.remaining()));
     for (CsrMatrix* m : {&r.a, &r.b, &r.c}) {
-      m->row_ptr.reserve(r.num_constraints + 1);
+      m->row_ptr.reserve(std::uint64_t(out.num_constraints) + num_inputs + 1);
       m->row_ptr.push_back(0);
     }
     std::vector<Term> scratch;
@@ -134,24 +158,7 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
     }
     rd.expect_end();
   }
-  for (std::uint64_t i = 0; i < num_inputs; ++i) {
-    r.a.col.push_back(std::uint32_t(i));
-    r.a.val.push_back(Fr::one());
-    r.a.row_ptr.push_back(r.a.col.size());
-    r.b.row_ptr.push_back(r.b.col.size());
-    r.c.row_ptr.push_back(r.c.col.size());
-  }
-  r.a_aux_density = circuit::DensityBitmap(r.num_aux);
-  r.b_input_density = circuit::DensityBitmap(num_inputs);
-  r.b_aux_density = circuit::DensityBitmap(r.num_aux);
-  for (std::uint32_t c : r.a.col)
-    if (c >= num_inputs) r.a_aux_density.set(c - num_inputs);
-  for (std::uint32_t c : r.b.col) {
-    if (c < num_inputs)
-      r.b_input_density.set(c);
-    else
-      r.b_aux_density.set(c - num_inputs);
-  }
+  append_input_rows(r);
 
   if (const auto d = circuit::find_defect(r))
     throw std::logic_error("internal error: the converted circuit breaks an invariant: " + d->problem);

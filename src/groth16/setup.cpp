@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "ff/random.hpp"
+#include "groth16/qap_columns.hpp"
 #include "msm/fixed_base.hpp"
 #include "poly/domain.hpp"
 
@@ -30,9 +31,7 @@ ToxicWaste ToxicWaste::random() {
   return t;
 }
 
-namespace {
-
-// out[j] = Σ_k M[k][j]·lagrange[k]: the transposed product, by a column-major copy of the
+// The transposed product (qap_columns.hpp), by a column-major copy of the
 // matrix (a counting sort of the entries by column) and a pass over columns, all of it
 // multi-threaded: counts and fill positions are atomic (the order of a column's entries then
 // varies from run to run; their sum in the field does not). 12 bytes per entry.
@@ -66,8 +65,6 @@ std::vector<Fr> transpose_times(const CsrMatrix& m, std::size_t columns, const s
   });
   return out;
 }
-
-}  // namespace
 
 ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const SetupProgress& progress,
                                const SetupMultipliers& multipliers) {
