@@ -12,6 +12,7 @@
 #include "circom/prover.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
+#include "circom/zkey_witness.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/bench_cpu.hpp"
 #include "cli/measure.hpp"
@@ -78,7 +79,7 @@ nlohmann::json run_zkey_bench(const ZkeyBenchOptions& o, const std::string& comm
   const circom::ZkeyProver cpu(std::move(z));
   const double prepare_ms = base::ms_since(t0);
   t0 = base::Clock::now();
-  const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
+  const std::vector<ff::Fr> w = circom::read_wtns_for_zkey(o.wtns, o.zkey, nvars);
   const double wtns_ms = base::ms_since(t0);
   const double loading_ms = read_ms + prepare_ms + wtns_ms;
   nlohmann::json res = {{"signals", nvars},

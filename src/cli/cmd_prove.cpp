@@ -8,6 +8,7 @@
 #include "circom/snarkjs_json.hpp"
 #include "circom/wtns.hpp"
 #include "circom/zkey.hpp"
+#include "circom/zkey_witness.hpp"
 #include "cuda/zkey_prover.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/circuits.hpp"
@@ -97,7 +98,7 @@ void add_prove_command(CLI::App& app, std::vector<Command>& cmds) {
                         opts.check_subgroup = o.check_subgroup;
                         const circom::ZkeyProver prover(circom::read_zkey(o.zkey, opts));
                         progress.phase("load witness");
-                        const std::vector<ff::Fr> w = circom::read_wtns(o.wtns);
+                        const std::vector<ff::Fr> w = circom::read_wtns_for_zkey(o.wtns, o.zkey, prover.num_vars());
                         progress.phase("prove (snarkjs construction)");
                         circom::ZkeyProverTimings t;
                         std::unique_ptr<cuda::GpuZkeyProver> gpu;
