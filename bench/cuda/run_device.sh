@@ -9,9 +9,7 @@
 # Writes under $OUT: env.txt, tests.log, bench.json/.log (the sizes up to 2^24, the NTT and
 # the H computation at 2^27), bench_big.json/.log (G1 at 2^26 and 2^27, last, as they take
 # longest), sass.txt.gz.
-# SKIP_TESTS=1 runs the benchmarks alone; PROBES=1 also runs the FP64 probes (fp64_probe.json;
-# fp64_mont_probe.json and fp64_madd_probe.json: the FP64 products and XYZZ additions checked
-# against the integer ones, then timed, the latter also beside the integer kernel).
+# SKIP_TESTS=1 runs the benchmarks alone.
 # SKIP_BENCH=1 skips `bench gpu`, SKIP_SASS=1 the SASS dump.
 # A/B of compile-time variants: bench/cuda/build_variant.sh (here) and bench/cuda/ab_device.sh (there).
 set -u
@@ -24,14 +22,9 @@ if [ "${1:-}" = "--pack" ]; then
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
-  # The standalone probes (bench/cuda/*_probe.cu), for PROBES=1 runs (built when packing with PROBES=1).
-  [ -n "${PROBES:-}" ] && for probe in fp64_probe fp64_mont_probe fp64_madd_probe batch_affine_probe; do
-    "${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" -O3 -std=c++20 -arch=sm_90 -I src -I bench/cuda \
-      -o "$DIST/$probe" "bench/cuda/$probe.cu"
-  done
   # Stripped and xz-compressed, so the binaries fit the device tool's 64 MiB carry
   # (unpacked there by the run below).
-  for f in "$DIST"/snarkpipe "$DIST"/test_cuda_* "$DIST"/*_probe; do
+  for f in "$DIST"/snarkpipe "$DIST"/test_cuda_*; do
     [ -f "$f" ] && strip "$f" && xz -T0 -6 -f "$f"
   done
   du -sh "$DIST"
@@ -62,12 +55,6 @@ echo "bench exit $?"
 [ -n "${SKIP_BENCH:-}" ] || timeout 200 "$DIST/snarkpipe" bench gpu --ntt "" --g1 26,27 --g2 "" --h-poly "" --runs 5 \
   --warmup 1 --json -o "$OUT/bench_big.json" > /dev/null 2> "$OUT/bench_big.log"
 echo "bench_big exit $?"
-if [ -n "${PROBES:-}" ]; then
-  for probe in fp64_probe fp64_mont_probe fp64_madd_probe; do
-    timeout 120 "$DIST/$probe" > "$OUT/$probe.json" 2> "$OUT/$probe.log"
-    echo "$probe exit $?"
-  done
-fi
 # Whole proofs of PoRep-shape partitions (PROVE_SCALES, e.g. "1/1024 1/16"), GPU setup included.
 for s in ${PROVE_SCALES:-}; do
   tag=$(echo "$s" | tr '/' '_')
