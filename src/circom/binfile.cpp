@@ -61,12 +61,6 @@ void expect_prime(const SectionReader& at, std::uint64_t offset, std::span<const
 
 }  // namespace
 
-FormatError::FormatError(std::string path, std::string section, std::uint64_t offset, std::string problem)
-    : std::runtime_error(path + ": section " + section + " at byte offset " + std::to_string(offset) + ": " + problem),
-      path_(std::move(path)),
-      section_(std::move(section)),
-      offset_(offset),
-      problem_(std::move(problem)) {}
 
 std::vector<std::uint8_t> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -15,25 +15,24 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "base/file_error.hpp"
 #include "ec/curves.hpp"
 
 namespace snarkpipe::circom {
 
 // "<path>: section <section> at byte offset <offset>: <problem>".
-class FormatError : public std::runtime_error {
+// "<path>: section <section> at byte offset <offset>: <problem>".
+class FormatError : public base::FileFormatError {
  public:
-  FormatError(std::string path, std::string section, std::uint64_t offset, std::string problem);
-  const std::string& path() const { return path_; }
+  FormatError(std::string path, std::string section, std::uint64_t offset, std::string problem)
+      : base::FileFormatError(std::move(path), "section " + section, offset, std::move(problem)), section_(std::move(section)) {}
   const std::string& section() const { return section_; }
-  std::uint64_t offset() const { return offset_; }
-  const std::string& problem() const { return problem_; }
 
  private:
-  std::string path_, section_;
-  std::uint64_t offset_;
-  std::string problem_;
+  std::string section_;
 };
 
 // The file is for another curve (its field prime is not BLS12-381's r or p).

@@ -16,16 +16,12 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "base/mapped_file.hpp"
+
 namespace snarkpipe::circuit {
 
 static_assert(std::endian::native == std::endian::little, "the r1cs file is little-endian, read in place");
 
-R1csFileError::R1csFileError(std::string path, std::string field, std::uint64_t offset, std::string problem)
-    : std::runtime_error("r1cs file " + path + ": " + field + " at offset " + std::to_string(offset) + ": " + problem),
-      path_(std::move(path)),
-      field_(std::move(field)),
-      offset_(offset),
-      problem_(std::move(problem)) {}
 
 namespace {
 
@@ -99,42 +95,13 @@ bool align_ok(std::uint64_t x, std::uint64_t& out) {
 // Bytes per entry of each section, in R1csField order.
 constexpr std::array<std::uint64_t, NUM_SECTIONS> ENTRY_SIZE = {1, 8, 4, 32, 8, 4, 32, 8, 4, 32, 8, 8, 8};
 
-class Fd {
+using Fd = base::UniqueFd;
+
+// Populated up front: every byte is read anyway (checksum, copy), and one pass in the kernel is
+// cheaper than a fault per page.
+class Mapping : public base::FileMapping {
  public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-class Mapping {
- public:
-  Mapping(int fd, std::uint64_t size) : size_(size) {
-    // Populated up front: every byte is read anyway (checksum, copy), and one pass in the
-    // kernel is cheaper than a fault per page.
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (p != MAP_FAILED) data_ = static_cast<const std::uint8_t*>(p);
-  }
-  ~Mapping() {
-    if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  const std::uint8_t* data() const { return data_; }
-  std::uint8_t* mutable_data() const { return const_cast<std::uint8_t*>(data_); }
-  // Lets views write (a write copies the page: the mapping is private). Done only after
-  // MAP_POPULATE: populating a writable private mapping would copy every page up front.
-  bool make_writable() { return ::mprotect(mutable_data(), size_, PROT_READ | PROT_WRITE) == 0; }
-
- private:
-  const std::uint8_t* data_ = nullptr;
-  std::uint64_t size_;
+  Mapping(int fd, std::uint64_t size) : base::FileMapping(fd, size, {.populate = true}) {}
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -291,9 +258,14 @@ void write_r1cs(const std::filesystem::path& path, const R1cs& r1cs) {
 
   std::uint64_t checksum;
   {
-    Mapping map(fd.get(), layout.file_size);
-    if (!map.data()) throw R1csFileError(name, "file", 0, "mmap failed: " + errno_text(errno));
-    checksum = r1cs_file_checksum({map.data(), layout.file_size});
+    const auto map = [&] {
+      try {
+        return std::make_unique<Mapping>(fd.get(), layout.file_size);
+      } catch (const base::FileError& e) {
+        throw R1csFileError(name, "file", 0, e.what());
+      }
+    }();
+    checksum = r1cs_file_checksum({map->data(), layout.file_size});
   }
   std::uint8_t sum[8];
   store_u64(sum, checksum);
@@ -377,8 +349,13 @@ R1cs load_r1cs(const std::filesystem::path& path, bool in_place) {
   }
 
   // Shared by the views when reading in place: the mapping lives as long as the last of them.
-  auto map = std::make_shared<Mapping>(fd.get(), length);
-  if (!map->data()) throw fail("file", 0, "mmap failed: " + errno_text(errno));
+  const auto map = [&] {
+    try {
+      return std::make_shared<Mapping>(fd.get(), length);
+    } catch (const base::FileError& e) {
+      throw fail("file", 0, e.what());
+    }
+  }();
   const std::uint8_t* base = map->data();
 
   const std::uint64_t stored = load_u64(h.data() + R1CS_FILE_CHECKSUM_OFFSET);

@@ -61,6 +61,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/file_error.hpp"
 #include "circuit/r1cs.hpp"
 
 namespace snarkpipe::circuit {
@@ -71,19 +72,10 @@ inline constexpr std::uint64_t R1CS_FILE_HEADER_SIZE = 128;
 inline constexpr std::uint64_t R1CS_FILE_CHECKSUM_OFFSET = 72;
 inline constexpr std::uint64_t R1CS_FILE_ALIGN = 64;
 
-// "r1cs file <path>: <field> at offset <offset>: <problem>".
-class R1csFileError : public std::runtime_error {
+// "<path>: <field> at byte offset <offset>: <problem>".
+class R1csFileError : public base::FileFormatError {
  public:
-  R1csFileError(std::string path, std::string field, std::uint64_t offset, std::string problem);
-  const std::string& path() const { return path_; }
-  const std::string& field() const { return field_; }
-  std::uint64_t offset() const { return offset_; }
-  const std::string& problem() const { return problem_; }
-
- private:
-  std::string path_, field_;
-  std::uint64_t offset_;
-  std::string problem_;
+  using base::FileFormatError::FileFormatError;
 };
 
 struct R1csFileSection {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/clock.hpp"
+#include "base/sizes.hpp"
 #include "circuit/r1cs_cache.hpp"
 #include "circuit/recording_cs.hpp"
 #include "circuit/witness_cs.hpp"
@@ -13,21 +15,7 @@
 
 namespace snarkpipe::cli {
 
-std::size_t parse_size(const std::string& s) {
-  try {
-    if (s.rfind("2^", 0) == 0) {
-      const unsigned long k = std::stoul(s.substr(2));
-      if (k > 40) throw std::invalid_argument("");
-      return std::size_t(1) << k;
-    }
-    std::size_t pos = 0;
-    const unsigned long long n = std::stoull(s, &pos);
-    if (pos != s.size()) throw std::invalid_argument("");
-    return std::size_t(n);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("bad size '" + s + "': expected a number like 4096 or 2^12");
-  }
-}
+std::size_t parse_size(const std::string& s) { return std::size_t(base::parse_count(s)); }
 
 std::string CircuitSpec::describe() const {
   if (name == "sha256-preimage") return name + " (" + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") + ")";
@@ -171,9 +159,9 @@ RecordedCircuit record_cached(const CircuitSpec& spec, const circuit::Circuit& s
     if (!dir) std::fprintf(stderr, "warning: no circuit cache: set SNARKPIPE_CACHE_DIR or HOME, or pass --cache-dir\n");
   }
   if (!dir) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = base::Clock::now();
     out.r1cs = record(shape);
-    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out.ms = base::ms_since(t0);
     return out;
   }
   const circuit::R1csCache c(*dir, recorder_version());

@@ -3,9 +3,11 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "base/clock.hpp"
+
 namespace snarkpipe::cli {
 
-using Clock = std::chrono::steady_clock;
+using base::Clock;
 
 PhaseProgress::PhaseProgress(std::string title, std::size_t expected_phases, bool quiet)
     : title_(std::move(title)), expected_(expected_phases), quiet_(quiet), tty_(isatty(STDERR_FILENO) != 0) {
@@ -31,7 +33,7 @@ double PhaseProgress::total_ms() const {
 
 void PhaseProgress::close_phase() {
   if (current_.empty()) return;
-  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_start_).count();
+  const double ms = base::ms_since(phase_start_);
   done_.push_back({current_, ms});
   if (!quiet_) {
     if (tty_) std::fprintf(stderr, "\r\033[K");

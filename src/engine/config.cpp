@@ -11,6 +11,7 @@
 #include <thread>
 #include <toml++/toml.h>
 
+#include "base/sizes.hpp"
 #include "engine/memory_budget.hpp"
 
 namespace snarkpipe::engine {
@@ -107,30 +108,11 @@ std::string EngineConfig::describe() const {
 }
 
 std::uint64_t parse_bytes(std::string_view text) {
-  std::string s(text);
-  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isspace(c); }), s.end());
-  std::size_t pos = 0;
-  double v = 0;
   try {
-    v = std::stod(s, &pos);
-  } catch (const std::exception&) {
-    throw ConfigError("bad size '" + std::string(text) + "': expected bytes like 4096, 512MiB or 1.5GiB");
+    return base::parse_bytes(text);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
   }
-  std::string unit = s.substr(pos);
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  double mult = 0;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "kib") mult = 1024.0;
-  else if (unit == "m" || unit == "mib") mult = 1024.0 * 1024;
-  else if (unit == "g" || unit == "gib") mult = double(GiB);
-  else if (unit == "t" || unit == "tib") mult = double(GiB) * 1024;
-  else if (unit == "kb") mult = 1e3;
-  else if (unit == "mb") mult = 1e6;
-  else if (unit == "gb") mult = 1e9;
-  else if (unit == "tb") mult = 1e12;
-  if (mult == 0 || !(v >= 0) || v * mult >= 1.8e19)
-    throw ConfigError("bad size '" + std::string(text) + "': expected bytes like 4096, 512MiB or 1.5GiB");
-  return std::uint64_t(std::llround(v * mult));
 }
 
 namespace {

@@ -12,52 +12,23 @@
 #include <memory>
 #include <tbb/parallel_for.h>
 
+#include "base/mapped_file.hpp"
 #include "ec/encoding.hpp"
 
 namespace snarkpipe::groth16 {
-
-ParamsFileError::ParamsFileError(const std::string& path, const std::string& field, std::uint64_t offset,
-                                 const std::string& why)
-    : std::runtime_error(path + ": " + field + " at byte offset " + std::to_string(offset) + ": " + why),
-      field_(field),
-      offset_(offset) {}
 
 namespace {
 
 constexpr std::size_t G1_BYTES = ec::G1_UNCOMPRESSED_BYTES;
 constexpr std::size_t G2_BYTES = ec::G2_UNCOMPRESSED_BYTES;
 
-// A read-only memory map of a whole file.
-class MappedFile {
+// The file mapped whole, read once in order; failures name the file.
+class MappedFile : public base::MappedFile {
  public:
-  explicit MappedFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw ParamsFileError(path, "file", 0, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (fstat(fd_, &st) != 0) throw ParamsFileError(path, "file", 0, std::string("cannot stat: ") + std::strerror(errno));
-    size_ = std::uint64_t(st.st_size);
-    if (size_ > 0) {
-      void* p = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-      if (p == MAP_FAILED) throw ParamsFileError(path, "file", 0, std::string("cannot mmap: ") + std::strerror(errno));
-      data_ = static_cast<const std::uint8_t*>(p);
-      madvise(p, size_, MADV_SEQUENTIAL);
-    }
+  explicit MappedFile(const std::string& path) try : base::MappedFile(path, {.sequential = true}) {
+  } catch (const base::FileError& e) {
+    throw ParamsFileError(path, "file", 0, e.what());
   }
-  ~MappedFile() {
-    if (data_) munmap(const_cast<std::uint8_t*>(data_), size_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  const std::uint8_t* data() const { return data_; }
-  std::uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  const std::uint8_t* data_ = nullptr;
-  std::uint64_t size_ = 0;
 };
 
 class Reader {

@@ -18,19 +18,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/file_error.hpp"
 #include "groth16/keys.hpp"
 
 namespace snarkpipe::groth16 {
 
-class ParamsFileError : public std::runtime_error {
+// "<path>: <field> at byte offset <offset>: <problem>".
+class ParamsFileError : public base::FileFormatError {
  public:
-  ParamsFileError(const std::string& path, const std::string& field, std::uint64_t offset, const std::string& why);
-  const std::string& field() const { return field_; }
-  std::uint64_t offset() const { return offset_; }
-
- private:
-  std::string field_;
-  std::uint64_t offset_;
+  using base::FileFormatError::FileFormatError;
 };
 
 struct ParamsReadOptions {

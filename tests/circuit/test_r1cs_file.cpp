@@ -363,7 +363,7 @@ TEST_F(R1csFile, MessagesAndOddPaths) {
   reseal(b);
   const auto e = read_error(b);
   ASSERT_TRUE(e.has_value());
-  const std::string expected = "r1cs file " + (dir_ / "bad.r1cs").string() + ": B.row_ptr at offset " +
+  const std::string expected = (dir_ / "bad.r1cs").string() + ": B.row_ptr at byte offset " +
                                std::to_string(at(R1csField::b_row_ptr, 2)) + ": not monotone";
   // Entry 1 is huge: entry 2 is the first that goes down.
   EXPECT_EQ(std::string(e->what()), expected);
