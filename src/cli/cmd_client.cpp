@@ -83,12 +83,7 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-std::vector<std::uint8_t> unhex(const std::string& s) {
-  if (s.size() % 2) throw std::runtime_error("the daemon sent odd-length hex");
-  std::vector<std::uint8_t> out(s.size() / 2);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::uint8_t(std::stoi(s.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
+using base::unhex;
 
 int run_submit(const SubmitOptions& o) {
   const int given = !o.wtns.empty() + !o.assignment.empty() + !o.packed.empty();
