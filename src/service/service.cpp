@@ -619,6 +619,9 @@ std::optional<engine::JobResult> Service::result_of(const LiveJob& j) const {
 engine::JobState Service::state_of(const LiveJob& j) const {
   return j.on_zkey_lane ? zkey_lane_.state(j.engine_id) : engine_.state(j.engine_id);
 }
+std::size_t Service::proved_of(const LiveJob& j) const {
+  return j.on_zkey_lane ? zkey_lane_.partitions_proved(j.engine_id) : engine_.partitions_proved(j.engine_id);
+}
 bool Service::cancel_live(const LiveJob& j) { return j.on_zkey_lane ? zkey_lane_.cancel(j.engine_id) : engine_.cancel(j.engine_id); }
 void Service::forget_live(const LiveJob& j) {
   if (j.on_zkey_lane) zkey_lane_.forget(j.engine_id);
@@ -747,15 +750,22 @@ json Service::describe(const StoredJob& row) const {
     std::lock_guard lock(mu_);
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
-      const engine::JobState s = state_of(it->second);
-      if (s != engine::JobState::QUEUED) out["state"] = "running";  // finishing: it reads as done once recorded
       out["partitions_synthesized"] = it->second.progress->synthesized.load();
+      try {
+        if (state_of(it->second) != engine::JobState::QUEUED) out["state"] = "running";
+        out["partitions_proved"] = proved_of(it->second);
+      } catch (const engine::EngineError&) {
+        // Finished and handed over already: it reads as done once its result is recorded.
+        out["state"] = "running";
+        out["partitions_proved"] = row.partitions;
+      }
     }
     return out;
   }
   out["finished_at"] = row.finished_at;
   if (!row.error.empty()) out["error"] = row.error;
   if (row.state != "done") return out;
+  out["partitions_synthesized"] = out["partitions_proved"] = row.partitions;
   std::ifstream in(spool_.proof(row.id), std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() != row.partitions * PROOF_BYTES)

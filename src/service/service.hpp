@@ -16,8 +16,8 @@
 //   GET    /v1/jobs            the caller's jobs, newest first
 //   GET    /v1/jobs/ID         state, error; when done the proofs and public inputs
 //   GET    /v1/jobs/ID/wait    the same, once the job is finished (long poll, ?timeout_s=)
-//   GET    /v1/jobs/ID/events  server-sent events: "progress" (state, partitions synthesized)
-//                              as it changes, then "done" with the whole job
+//   GET    /v1/jobs/ID/events  server-sent events: "progress" (state, partitions synthesized
+//                              and proved) as it changes, then "done" with the whole job
 //   DELETE /v1/jobs/ID         cancels a queued or running job
 //   GET    /v1/status, /metrics
 //
@@ -193,6 +193,7 @@ class Service {
   };
   std::optional<engine::JobResult> result_of(const LiveJob& j) const;
   engine::JobState state_of(const LiveJob& j) const;
+  std::size_t proved_of(const LiveJob& j) const;
   bool cancel_live(const LiveJob& j);
   void forget_live(const LiveJob& j);
 

@@ -682,7 +682,7 @@ TEST_F(DaemonTest, WaitAnswersWhenTheJobFinishes) {
 
 // Server-sent events: progress as the partitions are synthesized, then the finished job.
 TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
-  const std::string name = d().register_synthetic(1500, 2, test_seed("events"));
+  const std::string name = d().register_synthetic(12000, 2, test_seed("events"));
   const std::uint64_t id = d().submit({{"circuit", name}, {"partitions", 6}});
   httplib::Client c("127.0.0.1", d().port());
   c.set_read_timeout(60, 0);
@@ -702,15 +702,27 @@ TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
     at = end;
   }
   ASSERT_GE(events.size(), 2u) << stream;
-  std::size_t synthesized = 0;
+  std::size_t synthesized = 0, proved = 0;
+  std::set<std::size_t> proved_seen;
   for (std::size_t i = 0; i + 1 < events.size(); ++i) {
     EXPECT_EQ(events[i].first, "progress");
     const std::size_t now = events[i].second.value("partitions_synthesized", std::size_t(0));
+    const std::size_t now_proved = events[i].second.value("partitions_proved", std::size_t(0));
     EXPECT_GE(now, synthesized);
+    EXPECT_GE(now_proved, proved);
+    EXPECT_LE(now_proved, now);  // a partition is proved only after its witness is loaded
+    EXPECT_LE(now_proved, 6u);
     synthesized = now;
+    proved = now_proved;
+    if (events[i].second.contains("partitions_proved")) proved_seen.insert(now_proved);
   }
+  // Partitions are reported as each is proved, not only at the end: the stream shows counts
+  // between none and all (each partition here takes far longer than the stream's 100 ms poll).
+  EXPECT_TRUE(std::any_of(proved_seen.begin(), proved_seen.end(), [](std::size_t n) { return n > 0 && n < 6; })) << stream;
   EXPECT_EQ(events.back().first, "done");
+  EXPECT_EQ(events.back().second.value("partitions_proved", 0), 6);
   expect_proofs_verify(events.back().second, d().served_vk(name), 6);
+  EXPECT_EQ(d().call("GET", "/v1/jobs/" + std::to_string(id)).second.value("partitions_proved", 0), 6);
   EXPECT_EQ(d().call("GET", "/v1/jobs/999/events").first, 404);
 }
 
