@@ -163,6 +163,7 @@ class Daemon {
     if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
     httplib::Result r = method == "GET"      ? client_->Get(path.c_str(), headers)
                         : method == "DELETE" ? client_->Delete(path.c_str(), headers)
+                        : method == "PUT"    ? client_->Put(path.c_str(), headers, body, content_type.c_str())
                                              : client_->Post(path.c_str(), headers, body, content_type.c_str());
     if (!r) {
       ADD_FAILURE() << method << " " << path << ": no response";
@@ -941,6 +942,144 @@ TEST(DaemonFiles, CircuitsRegisterFromFilesByPath) {
   EXPECT_EQ(d.call("GET", "/v1/circuits/mine").second["vk"], served["vk"]);
 }
 
+// A client connected to the daemon's port on loopback, speaking raw HTTP (to break off mid-body).
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(std::uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() - t0 > limit) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// Circuits uploaded (PUT .../files/KIND, then POST naming the uploads): streamed into the
+// spool, refused when truncated, oversized, of the wrong kind, broken off or mismatched,
+// leaving nothing behind; a registered one proves, and is restored at the next start.
+TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
+  const fs::path dir = fresh_dir("uploaded");
+  const std::uint64_t seed = test_seed("uploaded circuit");
+  const auto keys = engine::record_and_setup("u", std::make_shared<gadgets::SyntheticCircuit>(230, 2, seed))();
+  const auto other = engine::record_and_setup("o", std::make_shared<gadgets::SyntheticCircuit>(230, 3, seed))();
+  groth16::write_params((dir / "c.params").string(), keys->pk);
+  circuit::write_r1cs(dir / "c.snkr1cs", keys->r1cs);
+  circuit::write_r1cs(dir / "other.snkr1cs", other->r1cs);
+  const std::vector<std::uint8_t> params = read_bytes(dir / "c.params"), r1cs = read_bytes(dir / "c.snkr1cs"),
+                                  other_r1cs = read_bytes(dir / "other.snkr1cs");
+  service::ServiceOptions o = options_in(dir / "state");
+  o.circuit_roots = {dir / "nowhere"};  // by path, nothing here registers: uploads need no root
+  o.max_circuit_file_bytes = std::max(params.size(), r1cs.size());
+  const fs::path uploads = dir / "state" / "circuits" / "uploads";
+  const auto put = [](Daemon& d, const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    return d.call("PUT", path, std::string(bytes.begin(), bytes.end()), "application/octet-stream");
+  };
+  const auto nothing_left = [&] {
+    EXPECT_EQ(files_in(dir / "state" / "incoming"), 0u);
+    EXPECT_TRUE(!fs::exists(uploads) || files_in(uploads) == 0u);
+  };
+  json served;
+  {
+    Daemon d(o);
+    auto refused = [&](int want, const std::string& path, const std::vector<std::uint8_t>& bytes, const std::string& says) {
+      SCOPED_TRACE(path + " expecting " + says);
+      const auto [status, body] = put(d, path, bytes);
+      EXPECT_EQ(status, want) << body.dump();
+      EXPECT_NE(body.value("error", "").find(says), std::string::npos) << body.dump();
+    };
+    refused(400, "/v1/circuits/up/files/params", std::vector<std::uint8_t>(params.begin(), params.end() - 100), "truncated");
+    refused(400, "/v1/circuits/up/files/r1cs", std::vector<std::uint8_t>(r1cs.begin(), r1cs.begin() + r1cs.size() / 2), "r1cs");
+    refused(400, "/v1/circuits/up/files/r1cs", params, "neither");
+    refused(400, "/v1/circuits/up/files/zkey", r1cs, "zkey");
+    refused(404, "/v1/circuits/up/files/wasm", r1cs, "kind");
+    std::vector<std::uint8_t> oversized(o.max_circuit_file_bytes + 1, 0x5a);
+    refused(413, "/v1/circuits/up/files/params", oversized, "limit");
+    // Chunked, so only the bytes tell: refused once past the limit (or the connection closed on it).
+    {
+      httplib::Client c("127.0.0.1", d.port());
+      std::size_t sent = 0;
+      const httplib::Result r = c.Put(
+          "/v1/circuits/up/files/params",
+          [&](std::size_t, httplib::DataSink& sink) {
+            if (sent >= oversized.size()) {
+              sink.done();
+              return true;
+            }
+            const std::size_t n = std::min<std::size_t>(4096, oversized.size() - sent);
+            sent += n;
+            return sink.write(reinterpret_cast<const char*>(oversized.data() + sent - n), n);
+          },
+          "application/octet-stream");
+      if (r) {
+        EXPECT_EQ(r->status, 413) << r->body;
+      }
+    }
+    nothing_left();
+    // A client that goes away mid-upload: the partial file is dropped.
+    {
+      const int fd = connect_loopback(d.port());
+      ASSERT_GE(fd, 0);
+      const std::string head = "PUT /v1/circuits/up/files/params HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                               "Content-Length: " + std::to_string(params.size()) + "\r\n\r\n";
+      ASSERT_EQ(::send(fd, head.data(), head.size(), 0), ssize_t(head.size()));
+      ASSERT_EQ(::send(fd, params.data(), params.size() / 2, 0), ssize_t(params.size() / 2));
+      EXPECT_TRUE(wait_until([&] { return files_in(dir / "state" / "incoming") == 1; }, std::chrono::seconds(5)));
+      ::close(fd);
+      EXPECT_TRUE(wait_until([&] { return files_in(dir / "state" / "incoming") == 0; }, std::chrono::seconds(10)));
+    }
+    nothing_left();
+    EXPECT_EQ(d.call("GET", "/v1/status").first, 200);
+
+    // By path it is refused (outside the roots); uploaded it registers.
+    EXPECT_EQ(d.call("POST", "/v1/circuits", json{{"name", "up"}, {"params", (dir / "c.params").string()}, {"r1cs", (dir / "c.snkr1cs").string()}}.dump()).first, 403);
+    const auto uploaded = put(d, "/v1/circuits/up/files/params", params);
+    ASSERT_EQ(uploaded.first, 200) << uploaded.second.dump();
+    EXPECT_EQ(uploaded.second.value("bytes", 0u), params.size());
+    EXPECT_EQ(uploaded.second.value("sha256", ""), service::sha256_hex(std::string(params.begin(), params.end())));
+    const std::string upload_body = json{{"name", "up"}, {"uploaded", {"params", "r1cs"}}}.dump();
+    const auto early = d.call("POST", "/v1/circuits", upload_body);
+    EXPECT_EQ(early.first, 400);
+    EXPECT_NE(early.second.value("error", "").find("no uploaded r1cs"), std::string::npos) << early.second.dump();
+    // The wrong circuit's r1cs does not fit the key: refused at registration.
+    ASSERT_EQ(put(d, "/v1/circuits/up/files/r1cs", other_r1cs).first, 200);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", upload_body).first, 400);
+    EXPECT_EQ(d.call("GET", "/v1/circuits/up").first, 404);
+    // Uploaded again, the right one replaces it.
+    ASSERT_EQ(put(d, "/v1/circuits/up/files/r1cs", r1cs).first, 200);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", json{{"name", "up"}, {"uploaded", {"params"}}}.dump()).first, 400);
+    const auto reg = d.call("POST", "/v1/circuits", upload_body);
+    ASSERT_EQ(reg.first, 200) << reg.second.dump();
+    EXPECT_EQ(reg.second.value("created", false), true);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", upload_body).second.value("created", true), false);
+    EXPECT_EQ(put(d, "/v1/circuits/up/files/r1cs", r1cs).first, 409);  // in use now
+    const auto pvk = d.served_vk("up", &served);
+    EXPECT_EQ(pvk.ic, keys->pk.vk.ic);
+    const groth16::Witness w = synthetic_witness(230, 2, seed);
+    const auto job = d.upload("circuit=up&format=packed", service::encode_packed(w));
+    ASSERT_EQ(job.first, 200) << job.second.dump();
+    expect_proofs_verify(d.wait_done(job.second["id"]), pvk, 1);
+    EXPECT_EQ(files_in(dir / "state" / "incoming"), 0u);
+  }
+  // Restored at the next start from the spool's copies.
+  Daemon d(o);
+  EXPECT_EQ(d.call("GET", "/v1/circuits/up").second["vk"], served["vk"]);
+  const groth16::Witness w = synthetic_witness(230, 2, seed);
+  const auto job = d.upload("circuit=up&format=wtns", wtns_bytes(w, dir));
+  ASSERT_EQ(job.first, 200) << job.second.dump();
+  expect_proofs_verify(d.wait_done(job.second["id"]), d.served_vk("up"), 1);
+}
+
 // docs/openapi.json describes exactly the routes the daemon serves, and each is there.
 TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   std::ifstream in(std::string(SNARKPIPE_SOURCE_DIR) + "/docs/openapi.json");
@@ -960,11 +1099,13 @@ TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   for (const std::string& route : served) {
     const auto space = route.find(' ');
     std::string method = route.substr(0, space), path = route.substr(space + 1);
-    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")}, {std::string("{name}"), std::string("x")}})
+    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")}, {std::string("{name}"), std::string("x")},
+                                      {std::string("{kind}"), std::string("params")}})
       if (const auto at = path.find(tmpl); at != std::string::npos) path.replace(at, tmpl.size(), value);
     httplib::Client c("127.0.0.1", d().port());
     const httplib::Result r = method == "GET"      ? c.Get(path.c_str())
                               : method == "DELETE" ? c.Delete(path.c_str())
+                              : method == "PUT"    ? c.Put(path.c_str(), "", "application/octet-stream")
                                                    : c.Post(path.c_str(), "{}", "application/json");
     ASSERT_TRUE(r) << route;
     EXPECT_EQ(r->body.find("no route"), std::string::npos) << route << ": " << r->body;
