@@ -455,6 +455,8 @@ json Service::upload_circuit_file(const std::string& name, const std::string& ki
   const fs::path to = uploaded_file(name, kind);
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
+  // The data synced before the lock (tens of GB may take a while); commit's own sync is then quick.
+  if (::fdatasync(incoming.fd) != 0) throw ApiError(507, std::string("the daemon cannot store the upload: ") + std::strerror(errno));
   std::lock_guard reg(register_mu_);  // not replaced while a registration reads it
   if (circuit(name)) throw ApiError(409, "circuit '" + name + "' was registered meanwhile: its files cannot change");
   incoming.commit(to);
