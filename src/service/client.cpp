@@ -3,6 +3,8 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <cstdio>
 #include <optional>
 #include <filesystem>
@@ -49,30 +51,55 @@ json Client::call(const std::string& method, const std::string& path) {
   return parse_answer(r, method + " " + server_ + path);
 }
 
+namespace {
+
+// A circuit name as one URL path segment: every byte but letters, digits and -._~ escaped.
+std::string path_segment(const std::string& text) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || (ch != 0 && std::strchr("-._~", ch))) out += ch;
+    else out += {'%', digits[c >> 4], digits[c & 15]};
+  }
+  return out;
+}
+
+// POSTs or PUTs `file` as the body, streamed from the file in blocks: a PoRep witness or key
+// is never held whole.
+httplib::Result send_file(httplib::Client& http, const std::string& method, const std::string& path, const std::string& file,
+                          const std::string& what) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) throw ClientError(0, "cannot read the " + what + " " + file + ": " + ec.message());
+  auto in = std::make_shared<std::ifstream>(file, std::ios::binary);
+  if (!*in) throw ClientError(0, "cannot open the " + what + " " + file);
+  const auto provider = [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+    static thread_local std::vector<char> buf(1 << 20);
+    in->seekg(std::streamoff(offset));
+    const std::size_t n = std::min(length, buf.size());
+    in->read(buf.data(), std::streamsize(n));
+    if (in->gcount() <= 0) return false;
+    sink.write(buf.data(), std::size_t(in->gcount()));
+    return true;
+  };
+  return method == "PUT" ? http.Put(path.c_str(), std::size_t(size), provider, "application/octet-stream")
+                         : http.Post(path.c_str(), std::size_t(size), provider, "application/octet-stream");
+}
+
+}  // namespace
+
 json Client::submit(const Upload& u) {
   httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
                        {"priority", u.priority}};
   if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
   const std::string path = httplib::append_query_params("/v1/jobs", q);
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(u.file, ec);
-  if (ec) throw ClientError(0, "cannot read the witness " + u.file + ": " + ec.message());
-  auto in = std::make_shared<std::ifstream>(u.file, std::ios::binary);
-  if (!*in) throw ClientError(0, "cannot open the witness " + u.file);
-  // Streamed from the file in blocks: a PoRep witness is never held whole.
-  const httplib::Result r = http_->Post(
-      path.c_str(), std::size_t(size),
-      [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        static thread_local std::vector<char> buf(1 << 20);
-        in->seekg(std::streamoff(offset));
-        const std::size_t n = std::min(length, buf.size());
-        in->read(buf.data(), std::streamsize(n));
-        if (in->gcount() <= 0) return false;
-        sink.write(buf.data(), std::size_t(in->gcount()));
-        return true;
-      },
-      "application/octet-stream");
-  return parse_answer(r, "POST " + server_ + "/v1/jobs");
+  return parse_answer(send_file(*http_, "POST", path, u.file, "witness"), "POST " + server_ + "/v1/jobs");
+}
+
+json Client::upload_circuit_file(const std::string& name, const std::string& kind, const std::string& file) {
+  const std::string path = "/v1/circuits/" + path_segment(name) + "/files/" + kind;
+  return parse_answer(send_file(*http_, "PUT", path, file, kind + " file"), "PUT " + server_ + path);
 }
 
 json Client::submit(const Upload& u, const std::vector<std::span<const std::uint8_t>>& body) {

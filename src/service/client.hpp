@@ -50,6 +50,9 @@ class Client {
   nlohmann::json submit(const Upload& upload, const std::vector<std::span<const std::uint8_t>>& body);
   // POST /v1/circuits (an admin token's): {"name": ..., "created": ...}.
   nlohmann::json register_circuit(const nlohmann::json& spec);
+  // PUT /v1/circuits/NAME/files/KIND (params, r1cs, zkey), the file streamed as the body:
+  // {"name", "file", "bytes", "sha256"}. Then register_circuit({"name": NAME, "uploaded": [...]}).
+  nlohmann::json upload_circuit_file(const std::string& name, const std::string& kind, const std::string& file);
   // Follows the job's server-sent events (GET /v1/jobs/ID/events) until it is finished:
   // `on_progress` sees the job of each "progress" event; returns the finished job (proofs
   // included when done). Throws ClientError when the stream ends before (the daemon stopped).

@@ -1080,6 +1080,34 @@ TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
   expect_proofs_verify(d.wait_done(job.second["id"]), d.served_vk("up"), 1);
 }
 
+// The client side of uploads (snarkpipe register --upload): files streamed from disk, then
+// registered by what was uploaded; the same files again change nothing.
+TEST(DaemonFiles, TheClientUploadsAndRegistersACircuit) {
+  const fs::path dir = fresh_dir("client-upload");
+  const std::uint64_t seed = test_seed("client upload");
+  const auto keys = engine::record_and_setup("c", std::make_shared<gadgets::SyntheticCircuit>(190, 1, seed))();
+  groth16::write_params((dir / "k.params").string(), keys->pk);
+  circuit::write_r1cs(dir / "k.snkr1cs", keys->r1cs);
+  Daemon d(options_in(dir / "state"));
+  service::Client client("http://127.0.0.1:" + std::to_string(d.port()), "");
+  const json params = client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
+  EXPECT_EQ(params.value("bytes", 0u), fs::file_size(dir / "k.params"));
+  client.upload_circuit_file("from-client", "r1cs", (dir / "k.snkr1cs").string());
+  EXPECT_EQ(client.register_circuit({{"name", "from-client"}, {"uploaded", {"params", "r1cs"}}}).value("created", false), true);
+  try {
+    client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
+    ADD_FAILURE() << "a registered circuit's file was replaced";
+  } catch (const service::ClientError& e) {
+    EXPECT_EQ(e.status(), 409) << e.what();
+  }
+  const auto pvk = d.served_vk("from-client");
+  EXPECT_EQ(pvk.ic, keys->pk.vk.ic);
+  const groth16::Witness w = synthetic_witness(190, 1, seed);
+  const auto job = d.upload("circuit=from-client&format=assignment", assignment_bytes(w));
+  ASSERT_EQ(job.first, 200) << job.second.dump();
+  expect_proofs_verify(d.wait_done(job.second["id"]), pvk, 1);
+}
+
 // docs/openapi.json describes exactly the routes the daemon serves, and each is there.
 TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   std::ifstream in(std::string(SNARKPIPE_SOURCE_DIR) + "/docs/openapi.json");
