@@ -10,20 +10,24 @@
 # SKIP_TESTS=1, ANCHOR=1 (+ ANCHOR_SUPRASEAL_SHAPES, default full), KEYDIR (where keys are written).
 set -u
 DIST=build/abi-dist
-if [ "${1:-}" = "--pack" ]; then
+# --pack-cli: the snarkpipe binary and its libraries only (tiers_device.sh, memory_device.sh).
+if [ "${1:-}" = "--pack" ] || [ "${1:-}" = "--pack-cli" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build/snarkpipe build/tests/cuda/test_cuda_prover build/tests/cuda/test_cuda_ntt build/tests/cuda/test_cuda_zkey \
-    build/tests/ffi/test_supraseal_abi "$DIST/"
-  cp build/rust-supraseal/release/snarkpipe-abi-check "$DIST/abi-check-supraseal"
-  cp build/rust-cuzk/release/snarkpipe-abi-check "$DIST/abi-check-cuzk"
-  for abi in supraseal cuzk; do cp -L build/src/ffi/libsnarkpipe_$abi.so "$DIST/lib/libsnarkpipe_$abi.so.0"; done
+  cp build/snarkpipe "$DIST/"
+  if [ "$1" = "--pack" ]; then
+    cp build/tests/cuda/test_cuda_prover build/tests/cuda/test_cuda_ntt build/tests/cuda/test_cuda_zkey \
+      build/tests/ffi/test_supraseal_abi "$DIST/"
+    cp build/rust-supraseal/release/snarkpipe-abi-check "$DIST/abi-check-supraseal"
+    cp build/rust-cuzk/release/snarkpipe-abi-check "$DIST/abi-check-cuzk"
+    for abi in supraseal cuzk; do cp -L build/src/ffi/libsnarkpipe_$abi.so "$DIST/lib/libsnarkpipe_$abi.so.0"; done
+  fi
   for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3 libcpp-httplib.so.0.11 libbrotlidec.so.1 \
     libbrotlienc.so.1 libbrotlicommon.so.1 libssl.so.3 libcrypto.so.3 libz.so.1; do
     p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
     [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
   done
-  strip "$DIST"/snarkpipe "$DIST"/test_* "$DIST"/abi-check-* "$DIST"/lib/libsnarkpipe_*
-  xz -T0 -6 -f "$DIST"/snarkpipe "$DIST"/test_*
+  strip "$DIST"/snarkpipe "$DIST"/test_* "$DIST"/abi-check-* "$DIST"/lib/libsnarkpipe_* 2>/dev/null
+  xz -T0 -6 -f "$DIST"/snarkpipe "$DIST"/test_* 2>/dev/null
   du -sh "$DIST"
   exit 0
 fi

@@ -289,7 +289,8 @@ struct RowSink {
 struct ValueSink {
   u64 witness_seed;
   std::span<const Fr> inputs;
-  std::span<Fr> aux;  // all aux values; the block writes its own columns
+  std::span<Fr> aux;     // aux values from column aux_offset on; a block writes its own columns
+  u64 aux_offset = 0;    // non-zero when aux is a chunk's scratch
 };
 
 enum class RowKind : std::uint8_t { check, recheck, and_gate, xor_gate, ch_gate, field };
@@ -423,7 +424,7 @@ class BlockWalker {
   // Values (only with a ValueSink).
   Fr value(u32 c) const {
     if (c < ni_) return values_->inputs[c];
-    if (in_block(c)) return values_->aux[c - ni_];
+    if (in_block(c)) return values_->aux[c - ni_ - values_->aux_offset];
     return free_bit(values_->witness_seed, c) ? one_ : Fr{};  // a free boolean elsewhere
   }
   // Booleans of the block are also kept as bytes: gates read them often, and the block's
@@ -432,7 +433,7 @@ class BlockWalker {
     if (in_block(c)) return bits_[c - col_begin_];
     return free_bit(values_->witness_seed, c);
   }
-  void set_value(u32 c, const Fr& v) { values_->aux[c - ni_] = v; }
+  void set_value(u32 c, const Fr& v) { values_->aux[c - ni_ - values_->aux_offset] = v; }
   void set_bit(u32 c, bool v) {
     bits_[c - col_begin_] = v;
     set_value(c, v ? one_ : Fr{});
@@ -981,6 +982,43 @@ SyntheticStats write_synthetic_r1cs(const std::filesystem::path& path, const Syn
   return s;
 }
 
+namespace {
+void fill_synthetic_inputs(std::uint64_t witness_seed, std::span<Fr> inputs) {
+  inputs[0] = Fr::one();
+  for (u64 i = 1; i < inputs.size(); ++i) {
+    ff::SeededRng rng(mix64(mix64(witness_seed ^ 0x1a97e5ULL) + i));
+    inputs[i] = Fr::random(rng);
+  }
+}
+}  // namespace
+
+void generate_synthetic_witness_chunks(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
+                                       std::uint64_t chunk_values,
+                                       const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume) {
+  const Plan plan(shape);
+  if (inputs.size() != shape.num_inputs)
+    throw std::invalid_argument("synthetic witness: a buffer of " + std::to_string(inputs.size()) + " inputs, the shape has " +
+                                std::to_string(shape.num_inputs));
+  fill_synthetic_inputs(witness_seed, inputs);
+  // Blocks are independent (each writes only its own columns): a chunk is a run of whole
+  // blocks, generated in parallel into the scratch, then handed over in order.
+  const u64 per_block = std::max<u64>(1, plan.block(0).aux);
+  const u64 group = std::max<u64>(1, chunk_values / per_block);
+  std::vector<Fr> scratch;
+  for (u64 first = 0; first < plan.blocks(); first += group) {
+    const u64 end = std::min(plan.blocks(), first + group);
+    const u64 begin_col = plan.block(first).aux_begin;
+    const Plan::Block last = plan.block(end - 1);
+    const u64 n = last.aux_begin + last.aux - begin_col;
+    scratch.resize(n);
+    const ValueSink values{witness_seed, inputs, scratch, begin_col};
+    tbb::parallel_for(tbb::blocked_range<u64>(first, end, 1), [&](const auto& range) {
+      for (u64 b = range.begin(); b < range.end(); ++b) BlockWalker(plan, b, nullptr, &values).run();
+    });
+    consume(begin_col, std::span<const Fr>(scratch.data(), n));
+  }
+}
+
 void generate_synthetic_witness_into(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
                                      std::span<Fr> aux) {
   const Plan plan(shape);
@@ -989,11 +1027,7 @@ void generate_synthetic_witness_into(const SyntheticShape& shape, std::uint64_t 
                                 std::to_string(aux.size()) + " aux values, the shape has " +
                                 std::to_string(shape.num_inputs) + " and " + std::to_string(shape.num_aux));
   }
-  inputs[0] = Fr::one();
-  for (u64 i = 1; i < inputs.size(); ++i) {
-    ff::SeededRng rng(mix64(mix64(witness_seed ^ 0x1a97e5ULL) + i));
-    inputs[i] = Fr::random(rng);
-  }
+  fill_synthetic_inputs(witness_seed, inputs);
   const ValueSink values{witness_seed, inputs, aux};
   tbb::parallel_for(tbb::blocked_range<u64>(0, plan.blocks(), 1), [&](const auto& range) {
     for (u64 b = range.begin(); b < range.end(); ++b) BlockWalker(plan, b, nullptr, &values).run();

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -115,6 +116,14 @@ SyntheticWitness generate_synthetic_witness(const SyntheticShape& shape, std::ui
 // Throws std::invalid_argument when a size is wrong.
 void generate_synthetic_witness_into(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
                                      std::span<Fr> aux);
+
+// The same witness in aux order, whole blocks of 2^16 rows at a time, through a scratch of
+// about chunk_values values: consume(aux_begin, values) is called for each chunk in turn, so a
+// caller can pack or stream a partition's 4.2 GB witness holding only the chunk. `inputs` as
+// above (filled first).
+void generate_synthetic_witness_chunks(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
+                                       std::uint64_t chunk_values,
+                                       const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume);
 
 struct WitnessStats {
   std::uint64_t zeros = 0, ones = 0, total = 0;

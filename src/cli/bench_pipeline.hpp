@@ -49,6 +49,7 @@ struct RunResult {
 struct Workload {
   std::shared_ptr<const engine::CircuitKeys> keys;
   engine::WitnessSource source;
+  engine::PackedWitnessSource packed_source;  // the same witnesses packed as they are made (or none)
   std::vector<std::vector<ff::Fr>> publics;  // per partition index
   std::string describe;
   // With a witness cache: the witnesses made up front; partition k's is premade[k % size].

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -67,7 +68,7 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   std::deque<engine::JobId> running;
   std::size_t submitted = 0, verified = 0;
   auto submit = [&] {
-    running.push_back(eng.submit({keys->type, source, o.partitions, engine::Priority::NORMAL, ""}));
+    running.push_back(eng.submit({keys->type, source, o.partitions, engine::Priority::NORMAL, "", work.packed_source}));
     ++submitted;
   };
   while (submitted < o.proofs && running.size() < concurrency) submit();
@@ -268,6 +269,19 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
     out.inputs.resize(shape.num_inputs);
     out.aux.resize(shape.num_aux);
     circuit::generate_synthetic_witness_into(shape, k, out.inputs, out.aux);
+  };
+  // Packed as it is generated, 2^22 values (128 MiB) at a time: with synthesis.check_witness =
+  // false a GPU partition then never holds its 4.2 GB full witness.
+  w.packed_source = [shape](std::size_t k, groth16::PackedWitness& out) {
+    std::vector<ff::Fr> inputs(shape.num_inputs);
+    std::optional<groth16::PackedWitnessWriter> writer;  // once the inputs are made (before the first chunk)
+    circuit::generate_synthetic_witness_chunks(shape, k, inputs, std::uint64_t(1) << 22,
+                                               [&](std::uint64_t, std::span<const ff::Fr> values) {
+                                                 if (!writer) writer.emplace(out, inputs, shape.num_aux);
+                                                 writer->append(values);
+                                               });
+    if (!writer) writer.emplace(out, inputs, shape.num_aux);  // no aux values at all
+    writer->finish();
   };
   for (std::size_t k = 0; k < o.partitions; ++k) {
     circuit::SyntheticWitness sw = circuit::generate_synthetic_witness(shape, k);

@@ -103,7 +103,7 @@ void Engine::wake() {
 }
 
 JobId Engine::submit(ProofRequest request) {
-  if (!request.witness) throw EngineError("the request has no witness source");
+  if (!request.witness && !request.packed_witness) throw EngineError("the request has no witness source");
   if (request.partitions < 1 || request.partitions > 0xffffffffu)
     throw EngineError("a request has 1 to 2^32-1 partitions, not " + std::to_string(request.partitions));
   if (!store_.contains(request.circuit_type)) throw EngineError("unknown circuit type '" + request.circuit_type + "'");
@@ -289,6 +289,7 @@ void Engine::settle(Job& job) {
   // Nothing of the job runs any more: drop what its request captured, and its keys.
   job.keys.reset();
   job.request.witness = nullptr;
+  job.request.packed_witness = nullptr;
 }
 
 void Engine::evicted(std::vector<std::shared_ptr<const CircuitKeys>> keys) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "groth16/proof.hpp"
+#include "groth16/packed_witness.hpp"
 #include "groth16/prover.hpp"
 
 namespace snarkpipe::engine {
@@ -31,13 +32,22 @@ using JobId = std::uint64_t;
 // memory stays the one charged to the budget. Throw to fail the partition (and its job).
 using WitnessSource = std::function<void(std::size_t partition, groth16::Witness& out)>;
 
+// Writes partition `partition`'s assignment straight into its packed form (0/1 values as
+// bits), through a groth16::PackedWitnessWriter on `out`: the full 32-byte vector (4.2 GB for
+// a PoRep partition) never exists. `out` may be a kept witness in the backend's memory.
+using PackedWitnessSource = std::function<void(std::size_t partition, groth16::PackedWitness& out)>;
+
 struct ProofRequest {
   std::string circuit_type;
-  WitnessSource witness;
+  WitnessSource witness;  // this, packed_witness (below), or both
   std::size_t partitions = 1;
   Priority priority = Priority::NORMAL;
   // Non-empty: submitting the same key again returns the same job instead of a new one.
   std::string idempotency_key;
+  // Used instead of `witness` when the backend takes packed witnesses and the witness is not
+  // to be checked (synthesis.check_witness = false); when it is the only source and a full
+  // witness is needed, unpacked into a pooled buffer.
+  PackedWitnessSource packed_witness;
 };
 
 enum class JobState : std::uint8_t { QUEUED, RUNNING, DONE, FAILED, CANCELLED };

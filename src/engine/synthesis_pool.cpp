@@ -26,17 +26,28 @@ void Engine::synthesis_worker() {
     Job& job = *jobs_.at(key.job);
     const circuit::R1cs& r1cs = job.keys->r1cs;
     const std::uint64_t working = job.needs.host_per_partition;
-    // Admission: the working memory, then the witness buffer (an idle one when it fits).
+    // Its last proof failed verification with an unchecked witness: check this one.
+    const bool check = config_.check_witness || job.suspect[key.partition].has_value();
+    // How the witness is made: packed as it is generated (no full vector: the backend takes
+    // packed witnesses and nothing checks it), in full into a pooled buffer, or packed and
+    // then unpacked into one (the request has only a packed source).
+    enum class Form { packed, full, unpacked } form = Form::full;
+    if (job.request.packed_witness && (!job.request.witness || (backend_->packed_witnesses() && !check)))
+      form = backend_->packed_witnesses() && !check ? Form::packed : Form::unpacked;
+    // Admission: the working memory, then the witness buffer (an idle one when it fits). A
+    // witness packed as it is generated is charged a full vector's bytes until it is packed
+    // (then its capacity): the budget never holds less than what the synthesis may touch.
+    const std::uint64_t full_bytes = WitnessBufferPool::bytes_for(r1cs.num_inputs, r1cs.num_aux);
+    std::uint64_t generation_charge = form == Form::packed ? full_bytes : 0;
     WitnessBufferPool::Handle buffer;
-    const bool have_working = host_.try_reserve(working);
-    if (have_working) buffer = pool_.try_acquire(r1cs.num_inputs, r1cs.num_aux);
-    if (!buffer) {
-      if (have_working) host_.release(working);
+    const bool have_working = host_.try_reserve(working + generation_charge);
+    if (have_working && form != Form::packed) buffer = pool_.try_acquire(r1cs.num_inputs, r1cs.num_aux);
+    if (!have_working || (form != Form::packed && !buffer)) {
+      if (have_working) host_.release(working + generation_charge);
       // Idle buffers this partition cannot use may hold the bytes: free them (outside the
       // lock), else wait until something is released. The head of the queue waits; nothing
       // overtakes it.
-      auto freed = pool_.trim(working + WitnessBufferPool::bytes_for(r1cs.num_inputs, r1cs.num_aux), r1cs.num_inputs,
-                              r1cs.num_aux);
+      auto freed = pool_.trim(working + full_bytes, r1cs.num_inputs, r1cs.num_aux);
       std::vector<SparePacked> spares = take_spare_packed();  // kept packed witnesses too
       if (freed.empty() && spares.empty()) {
         const std::uint64_t seen = epoch_;
@@ -54,10 +65,9 @@ void Engine::synthesis_worker() {
     ++synthesizing_;
     if (job.state == JobState::QUEUED) job.state = JobState::RUNNING;
     const WitnessSource& source = job.request.witness;
+    const PackedWitnessSource& packed_source = job.request.packed_witness;
     const std::shared_ptr<const CircuitKeys> keys = job.keys;
-    // Its last proof failed verification with an unchecked witness: check this one.
     std::optional<Job::UnverifiedFailure> suspect = std::exchange(job.suspect[key.partition], std::nullopt);
-    const bool check = config_.check_witness || suspect.has_value();
     // A kept packed witness to pack into, with the charge it holds (settled against its
     // capacity once packed, below).
     std::unique_ptr<groth16::PackedWitness> packed;
@@ -72,28 +82,56 @@ void Engine::synthesis_worker() {
     timeline_.record(key.job, key.partition, Stage::SYNTH_START);
     std::string error;
     const std::string where = "partition " + std::to_string(key.partition) + ": ";
+    bool made_packed = false;
+    // The packed form goes in the backend's memory (page-locked for a GPU) when it is what the
+    // backend gets; a CPU backend's is a transient, freed once unpacked (uncharged: a tenth of
+    // the buffer it is unpacked into, which is charged).
+    std::unique_ptr<groth16::PackedWitness> transient;
     try {
-      source(key.partition, buffer->witness);
-      const groth16::Witness& w = buffer->witness;
-      if (w.inputs.size() != r1cs.num_inputs || w.aux.size() != r1cs.num_aux) {
-        error = where + "the witness has " + std::to_string(w.inputs.size()) + " inputs and " +
-                std::to_string(w.aux.size()) + " aux values; circuit '" + keys->type + "' has " +
-                std::to_string(r1cs.num_inputs) + " and " + std::to_string(r1cs.num_aux);
-      } else if (!w.inputs[0].is_one()) {
-        error = where + "the witness's first input is not the constant ONE";
-      } else if (!pool_.recharge(*buffer)) {
-        error = where + "the witness source grew its buffer beyond what the memory budget holds";
-      } else if (check) {
-        const circuit::Satisfaction sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
-        if (!sat) error = where + "the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row);
+      const auto shape_error = [&](std::size_t inputs, std::uint64_t aux) -> std::string {
+        if (inputs == r1cs.num_inputs && aux == r1cs.num_aux) return "";
+        return where + "the witness has " + std::to_string(inputs) + " inputs and " + std::to_string(aux) +
+               " aux values; circuit '" + keys->type + "' has " + std::to_string(r1cs.num_inputs) + " and " +
+               std::to_string(r1cs.num_aux);
+      };
+      if (form != Form::full) {
+        if (!packed && backend_->packed_witnesses()) {
+          packed = std::make_unique<groth16::PackedWitness>(backend_->witness_memory());
+          made_packed = true;
+        }
+        groth16::PackedWitness& p = packed ? *packed : *(transient = std::make_unique<groth16::PackedWitness>());
+        packed_source(key.partition, p);
+        error = shape_error(p.inputs.size(), p.num_aux);
+        if (error.empty() && form == Form::unpacked) {
+          buffer->witness.inputs.assign(p.inputs.begin(), p.inputs.end());
+          buffer->witness.aux.resize(p.num_aux);
+          groth16::unpack_aux_into(p, buffer->witness.aux);
+          transient.reset();
+        } else if (error.empty() && !p.inputs[0].is_one()) {
+          error = where + "the witness's first input is not the constant ONE";
+        }
+      } else {
+        source(key.partition, buffer->witness);
+      }
+      if (error.empty() && form != Form::packed) {  // the full witness, in the buffer
+        const groth16::Witness& w = buffer->witness;
+        if (error = shape_error(w.inputs.size(), w.aux.size()); !error.empty()) {
+          // named above
+        } else if (!w.inputs[0].is_one()) {
+          error = where + "the witness's first input is not the constant ONE";
+        } else if (!pool_.recharge(*buffer)) {
+          error = where + "the witness source grew its buffer beyond what the memory budget holds";
+        } else if (check) {
+          const circuit::Satisfaction sat = circuit::is_satisfied(r1cs, w.inputs, w.aux);
+          if (!sat) error = where + "the witness does not satisfy constraint " + std::to_string(*sat.first_failing_row);
+        }
       }
     } catch (const std::exception& e) {
       error = where + "witness generation failed: " + e.what();
     }
     // A backend that takes packed witnesses gets the 0/1 values as bits: the partition then
     // waits for its device holding ~1/10 of the full witness, and the buffer is reused.
-    bool made_packed = false;
-    if (error.empty() && backend_->packed_witnesses()) {
+    if (error.empty() && backend_->packed_witnesses() && form == Form::full) {
       try {
         if (!packed) {
           packed = std::make_unique<groth16::PackedWitness>(backend_->witness_memory());
@@ -114,6 +152,8 @@ void Engine::synthesis_worker() {
     // freeing page-locked memory may wait for a device) and the partition waits as its full
     // witness.
     std::unique_ptr<groth16::PackedWitness> unheld;
+    packed_charge += std::exchange(generation_charge, 0);
+    if (!packed && packed_charge) host_.release(std::exchange(packed_charge, 0));
     if (packed) {
       const std::uint64_t need = packed->capacity_bytes();
       if (need <= packed_charge) {
@@ -121,6 +161,9 @@ void Engine::synthesis_worker() {
         packed_charge = need;
       } else if (host_.try_reserve(need - packed_charge)) {
         packed_charge = need;
+      } else if (form == Form::packed) {
+        // No full witness to fall back on: kept, over its charge by what a witness of nearly
+        // all general values grew beyond a full vector's bytes (the budget's margin takes it).
       } else {
         host_.release(packed_charge);
         packed_charge = 0;
@@ -136,7 +179,7 @@ void Engine::synthesis_worker() {
     }
     if (is_terminal(job.state) || !error.empty()) {
       if (packed) spare_packed_.push_back({std::move(packed), packed_charge});  // for the next partition
-      pool_.give_back(std::move(buffer));
+      if (buffer) pool_.give_back(std::move(buffer));
       host_.release(working);
       --job.in_flight;
       if (!error.empty()) finish_job(job, JobState::FAILED, error);
@@ -144,7 +187,7 @@ void Engine::synthesis_worker() {
       wake();
     } else {
       if (packed) {
-        pool_.give_back(std::move(buffer));
+        if (buffer) pool_.give_back(std::move(buffer));
         ready_.push(key, Ready{nullptr, working, std::move(packed), packed_charge});
       } else {
         ready_.push(key, Ready{std::move(buffer), working, nullptr, 0});  // the full witness (no room for both)

@@ -35,6 +35,25 @@ struct PackedWitness {
 // Packs (multi-threaded; reuses out's capacity). Throws std::invalid_argument when the aux
 // vector has 2^32 or more general values.
 void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWitness& out);
+// Packs a witness arriving in pieces, in aux order (a generator's chunks, an upload's
+// stream), so the full vector never exists: what a partition holds while it is synthesized is
+// its packed form and one piece. Pieces may have any length; the aligned part of each packs
+// in parallel. finish() checks that num_aux values came.
+class PackedWitnessWriter {
+ public:
+  // Starts `out` over (its capacity kept) for these inputs and num_aux aux values.
+  PackedWitnessWriter(PackedWitness& out, std::span<const Fr> inputs, std::uint64_t num_aux);
+  void append(std::span<const Fr> values);
+  void finish();  // std::invalid_argument when the count is not num_aux
+
+ private:
+  void pack_words(const Fr* values, std::size_t first_word, std::size_t words, std::size_t count);
+  PackedWitness& out_;
+  std::uint64_t written_ = 0;  // aux values packed so far
+  std::uint64_t general_ = 0;  // general values so far
+  std::vector<Fr> tail_;       // values after the last whole word (fewer than 64)
+};
+
 // The full witness back.
 Witness unpack_witness(const PackedWitness& packed);
 // Its aux values into `aux` (num_aux long: std::invalid_argument otherwise), in parallel:

@@ -100,6 +100,27 @@ TEST(SyntheticShape, ImpossibleShapesAreRejectedByName) {
   EXPECT_THROW(generate_synthetic_witness(s, 1), std::invalid_argument);
 }
 
+// In chunks of whole blocks, in aux order, the witness is the one generated whole, for chunk
+// sizes below one block, of a few blocks, and above the whole witness.
+TEST(SyntheticShape, WitnessInChunksEqualsTheWhole) {
+  const std::uint64_t seed = test_seed("SyntheticShape.Chunks");
+  const SyntheticShape shape = porep_scaled(1.0 / 512, seed);  // four blocks of 2^16 rows
+  const SyntheticWitness whole = generate_synthetic_witness(shape, seed ^ 5);
+  for (std::uint64_t chunk : {std::uint64_t(1), std::uint64_t(150000), std::uint64_t(1) << 40}) {
+    std::vector<Fr> inputs(shape.num_inputs), aux;
+    std::size_t calls = 0;
+    generate_synthetic_witness_chunks(shape, seed ^ 5, inputs, chunk, [&](std::uint64_t begin, std::span<const Fr> values) {
+      EXPECT_EQ(begin, aux.size());
+      aux.insert(aux.end(), values.begin(), values.end());
+      ++calls;
+    });
+    EXPECT_EQ(inputs, whole.inputs);
+    EXPECT_TRUE(aux == whole.aux) << "chunk " << chunk;
+    EXPECT_GE(calls, 1u);
+    if (chunk == 1) EXPECT_GT(calls, 1u);
+  }
+}
+
 // Well-formed, satisfiable, and shaped like the PoRep partition (REFERENCE.md §5).
 TEST(SyntheticShape, ScaledPoRepIsWellFormedSatisfiableAndOnTarget) {
   const std::uint64_t seed = test_seed("SyntheticShape.OnTarget");

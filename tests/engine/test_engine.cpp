@@ -98,6 +98,51 @@ std::vector<std::pair<JobId, std::uint32_t>> synthesis_order(const TimelineSnaps
 
 }  // namespace
 
+// A request whose witness comes packed as it is made: on a backend that takes packed
+// witnesses, with the check off, no full witness buffer is ever made; with the check on, or on
+// a backend that takes full witnesses, it is unpacked into one. Every proof verifies either way,
+// and a packed witness of the wrong size fails its job with the counts named.
+TEST(Engine, PackedWitnessSourcesProveWithOrWithoutAFullBuffer) {
+  for (const bool packed_backend : {false, true})
+    for (const bool check : {false, true}) {
+      Harness h("Engine.PackedSource");
+      EngineConfig c = small_config(2, 1);
+      c.check_witness = check;
+      h.start_scripted(c, 1, {}, 0, true, packed_backend);
+      const auto circuit = h.circuit.circuit;
+      ProofRequest r = h.request(3);
+      r.witness = nullptr;
+      r.packed_witness = [circuit](std::size_t, groth16::PackedWitness& out) {
+        groth16::Witness w;
+        synthesize_into(*circuit, w);
+        groth16::PackedWitnessWriter writer(out, w.inputs, w.aux.size());
+        const std::size_t half = w.aux.size() / 2 + 1;  // two pieces, the first not word-aligned
+        writer.append(std::span<const ff::Fr>(w.aux).first(half));
+        writer.append(std::span<const ff::Fr>(w.aux).subspan(half));
+        writer.finish();
+      };
+      h.expect_proved(h.engine->wait(h.engine->submit(r)), 3);
+      const EngineStats s = h.engine->stats();
+      if (packed_backend && !check)
+        EXPECT_EQ(s.buffers_created, 0u) << "a full witness buffer was made";
+      else
+        EXPECT_GE(s.buffers_created, 1u);
+
+      ProofRequest bad = h.request(1);
+      bad.witness = nullptr;
+      bad.packed_witness = [circuit](std::size_t, groth16::PackedWitness& out) {
+        groth16::Witness w;
+        synthesize_into(*circuit, w);
+        w.aux.pop_back();
+        groth16::pack_witness(w.inputs, w.aux, out);
+      };
+      const JobResult failed = h.engine->wait(h.engine->submit(bad));
+      EXPECT_EQ(failed.state, JobState::FAILED);
+      EXPECT_NE(failed.error.find("aux values"), std::string::npos) << failed.error;
+      h.until_quiet();
+    }
+}
+
 TEST(Engine, ProvesJobsAndTheTimelineShowsEveryStage) {
   Harness h("Engine.Proves");
   h.start_cpu(small_config());

@@ -399,6 +399,43 @@ TEST(PackedWitness, RoundTripsAndCountsTheGeneralValues) {
   }
 }
 
+// PackedWitnessWriter: a witness in pieces of random lengths (word-aligned or not, empty ones
+// too) packs to exactly what pack_witness makes of the whole; a wrong count is refused.
+TEST(PackedWitness, WriterInPiecesEqualsPackingTheWhole) {
+  ff::SeededRng rng(test_seed("PackedWitness.Writer"));
+  for (std::size_t n : {0, 1, 63, 64, 129, 5000, 300007}) {
+    std::vector<Fr> inputs = {Fr::one(), Fr::random(rng), Fr::random(rng)};
+    std::vector<Fr> aux(n);
+    for (auto& x : aux) {
+      const auto kind = rng.next_u64() % 10;
+      x = kind < 5 ? Fr::zero() : kind < 8 ? Fr::one() : Fr::random(rng);
+    }
+    PackedWitness whole, pieces;
+    pack_witness(inputs, aux, whole);
+    PackedWitnessWriter writer(pieces, inputs, n);
+    for (std::size_t at = 0; at < n;) {
+      const std::size_t len = std::min<std::size_t>(n - at, rng.next_u64() % 3 == 0 ? rng.next_u64() % 70 : rng.next_u64() % 9000);
+      writer.append(std::span<const Fr>(aux).subspan(at, len));
+      at += len;
+    }
+    writer.finish();
+    EXPECT_EQ(pieces.inputs, whole.inputs);
+    EXPECT_EQ(pieces.num_aux, whole.num_aux);
+    EXPECT_TRUE(std::equal(pieces.general.begin(), pieces.general.end(), whole.general.begin(), whole.general.end())) << n;
+    EXPECT_TRUE(std::equal(pieces.ones.begin(), pieces.ones.end(), whole.ones.begin(), whole.ones.end())) << n;
+    EXPECT_TRUE(std::equal(pieces.rank.begin(), pieces.rank.end(), whole.rank.begin(), whole.rank.end())) << n;
+    EXPECT_TRUE(std::equal(pieces.values.begin(), pieces.values.end(), whole.values.begin(), whole.values.end())) << n;
+    EXPECT_EQ(unpack_witness(pieces).aux, aux);
+  }
+  PackedWitness p;
+  const std::vector<Fr> inputs = {Fr::one()}, three(3, Fr::one());
+  PackedWitnessWriter short_one(p, inputs, 4);
+  short_one.append(three);
+  EXPECT_THROW(short_one.finish(), std::invalid_argument);
+  PackedWitnessWriter long_one(p, inputs, 2);
+  EXPECT_THROW(long_one.append(three), std::invalid_argument);
+}
+
 // A packed witness in a backend's memory (ProverBackend::witness_memory: page-locked for a
 // GPU): the bitmaps and values come from that resource, the round trip is unchanged, and a
 // reused one allocates nothing more for a witness no larger than the last.
