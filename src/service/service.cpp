@@ -667,20 +667,21 @@ void Service::run(const StoredJob& row) {
   if (!priority) throw std::runtime_error("unknown priority '" + row.priority + "'");
   auto progress = std::make_shared<Progress>();
   progress->publics.resize(row.partitions);
-  const auto record = [progress](std::size_t k, const groth16::Witness& out) {
+  const auto record = [progress](std::size_t k, const std::vector<ff::Fr>& inputs) {
     {
       std::lock_guard lock(progress->mu);
-      progress->publics[k].assign(out.inputs.begin() + 1, out.inputs.end());
+      progress->publics[k].assign(inputs.begin() + 1, inputs.end());
     }
     ++progress->synthesized;
   };
   engine::WitnessSource source;
+  engine::PackedWitnessSource packed_source;
   if (row.witness_format.empty()) {
     if (!type->instance) throw std::runtime_error("circuit '" + row.circuit + "' has no seeded witnesses");
     source = [type, seed = row.seed, record](std::size_t k, groth16::Witness& out) {
       const std::unique_ptr<circuit::Circuit> c = type->instance(seed, k);
       engine::synthesize_into(*c, out);
-      record(k, out);
+      record(k, out.inputs);
     };
   } else {
     const auto format = parse_witness_format(row.witness_format);
@@ -690,12 +691,19 @@ void Service::run(const StoredJob& row) {
     source = [file = spool_.witness(row.witness_file), format = *format, shape, starts, record](std::size_t k,
                                                                                              groth16::Witness& out) {
       read_uploaded_partition(file, format, shape, starts, k, out);
-      record(k, out);
+      record(k, out.inputs);
     };
+    // A packed upload goes to an engine that takes packed witnesses as it is (when it checks
+    // no witness): the full 4.2 GB vector of a PoRep partition is never made.
+    if (*format == WitnessFormat::PACKED)
+      packed_source = [file = spool_.witness(row.witness_file), shape, starts, record](std::size_t k, groth16::PackedWitness& out) {
+        read_uploaded_packed_partition(file, shape, starts, k, out);
+        record(k, out.inputs);
+      };
   }
   const bool on_lane = type->zkey != nullptr;
   const std::uint64_t id = on_lane ? zkey_lane_.submit({type->zkey, row.partitions, *priority, std::move(source)})
-                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, ""});
+                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, "", std::move(packed_source)});
   {
     std::lock_guard lock(mu_);
     live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false, on_lane};

@@ -133,12 +133,26 @@ std::size_t files_in(const fs::path& dir) {
   return n;
 }
 
+// The CPU backend as a GPU's engine sees it: it takes packed witnesses (and unpacks them).
+class PackedCpuProvider final : public engine::BackendProvider {
+ public:
+  std::string kind() const override { return "cpu-packed"; }
+  std::vector<engine::DeviceSpec> devices() const override { return cpu_.devices(); }
+  std::unique_ptr<groth16::ProverBackend> make_backend(const engine::DeviceSpec& d) const override { return cpu_.make_backend(d); }
+  engine::MemoryNeeds needs(const engine::CircuitKeys& keys) const override { return cpu_.needs(keys); }
+  bool packed_witnesses() const override { return true; }
+
+ private:
+  engine::CpuBackendProvider cpu_;
+};
+
 // One daemon: an engine and a service over a state directory, serving on loopback.
 class Daemon {
  public:
-  explicit Daemon(service::ServiceOptions options, engine::EngineConfig config = small_config())
+  explicit Daemon(service::ServiceOptions options, engine::EngineConfig config = small_config(),
+                  std::shared_ptr<engine::BackendProvider> provider = std::make_shared<engine::CpuBackendProvider>())
       : options_(std::move(options)),
-        engine_(std::make_unique<engine::Engine>(config, std::make_shared<engine::CpuBackendProvider>(), [](const std::string&) {})),
+        engine_(std::make_unique<engine::Engine>(config, std::move(provider), [](const std::string&) {})),
         svc_(std::make_unique<service::Service>(*engine_, synthetic_factory(), options_)) {
     port_ = svc_->start("127.0.0.1", 0);
     svc_->wait_ready();
@@ -353,6 +367,30 @@ TEST_F(DaemonTest, UploadedWitnessesInEveryFormatProve) {
   // Finished jobs' witnesses leave the spool; their proofs stay.
   EXPECT_EQ(files_in(d().state_dir() / "witnesses"), 0u);
   EXPECT_EQ(files_in(d().state_dir() / "proofs"), 3u);
+}
+
+// On an engine that takes packed witnesses and checks none (a GPU's, in production), a packed
+// upload goes to it as it is: no full witness buffer is made, and the proofs verify.
+TEST(DaemonPacked, PackedUploadsReachAPackedEngineWithoutAFullWitness) {
+  engine::EngineConfig c = small_config();
+  c.check_witness = false;
+  Daemon d(options_in(fresh_dir("packed")), c, std::make_shared<PackedCpuProvider>());
+  const std::uint64_t seed = test_seed("packed engine");
+  const std::string name = d.register_synthetic(260, 2, seed);
+  const groth16::Witness a = synthetic_witness(260, 2, seed);
+  std::vector<std::uint8_t> two = service::encode_packed(a);
+  two.insert(two.end(), two.begin(), two.end());
+  const auto [status, body] = d.upload("circuit=" + percent_encoded(name) + "&format=packed&partitions=2", two);
+  ASSERT_EQ(status, 200) << body.dump();
+  const json done = d.wait_done(body["id"].get<std::uint64_t>());
+  expect_proofs_verify(done, d.served_vk(name), 2);
+  EXPECT_EQ(publics_of(done["public_inputs"][1]), std::vector<ff::Fr>(a.inputs.begin() + 1, a.inputs.end()));
+  EXPECT_EQ(d.engine().stats().buffers_created, 0u) << "a full witness buffer was made for a packed upload";
+  // Other forms still reach it, unpacked into a buffer and packed by the engine.
+  const auto full = d.upload("circuit=" + percent_encoded(name) + "&format=assignment", assignment_bytes(a));
+  ASSERT_EQ(full.first, 200) << full.second.dump();
+  expect_proofs_verify(d.wait_done(full.second["id"].get<std::uint64_t>()), d.served_vk(name), 1);
+  EXPECT_GE(d.engine().stats().buffers_created, 1u);
 }
 
 // Uploads that break their format, do not fit the circuit or exceed a limit are refused
