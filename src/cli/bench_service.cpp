@@ -34,6 +34,7 @@
 #ifdef SNARKPIPE_HAVE_SERVICE
 #include "base/hex.hpp"
 #include "circuit/r1cs_file.hpp"
+#include "circuit/synthetic_shape.hpp"
 #include "engine/engine.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/pipeline_metrics.hpp"
@@ -63,6 +64,8 @@ struct ServiceBenchOptions {
 #ifdef SNARKPIPE_HAVE_SERVICE
 
 constexpr const char* CIRCUIT_NAME = "bench";
+// The largest shape whose key and circuit this benchmark writes itself (a few GB).
+constexpr std::uint64_t MAX_CONSTRAINTS_WRITTEN = std::uint64_t(1) << 23;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -278,6 +281,15 @@ int run_bench_service(ServiceBenchOptions o, const std::string& command_line) {
   if (o.rounds < 1) throw std::invalid_argument("--rounds must be at least 1");
   if ((!p.params_file.empty() || !p.r1cs_file.empty()) && p.shape_scale.empty())
     throw std::invalid_argument("--params and --r1cs go with --shape-scale (the synthetic circuit they were made for)");
+  // The daemon registers its circuit from files: without them they are written to the state
+  // directory, which at PoRep sizes is tens of GB (the key alone is 47 GB at full shape).
+  if (!p.shape_scale.empty() && (p.params_file.empty() || p.r1cs_file.empty())) {
+    const auto shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(p.shape_scale));
+    if (shape.num_constraints > MAX_CONSTRAINTS_WRITTEN)
+      throw std::invalid_argument("at --shape-scale " + p.shape_scale + " (" + std::to_string(shape.num_constraints) +
+                                  " constraints) give both --params and --r1cs (bench prove --circuit synthetic --params "
+                                  "writes the key, snarkpipe synthetic --out the circuit): this run would write them");
+  }
   // Both runs copy witnesses made up front: each distinct one once (a --circuit has one).
   if (p.witness_cache == 0) p.witness_cache = std::min<std::size_t>(p.partitions, 2);
   p.concurrency = {o.concurrency};
