@@ -897,7 +897,9 @@ TEST(DaemonAccess, TokensAreCheckedAndLimitsHold) {
     httplib::Client c("127.0.0.1", d.port());
     httplib::Headers h;
     if (!auth.empty()) h.emplace("Authorization", auth);
-    const httplib::Result r = method == "GET" ? c.Get(path.c_str(), h) : c.Post(path.c_str(), h, body, "application/json");
+    const httplib::Result r = method == "GET"   ? c.Get(path.c_str(), h)
+                              : method == "PUT" ? c.Put(path.c_str(), h, body, "application/octet-stream")
+                                                : c.Post(path.c_str(), h, body, "application/json");
     EXPECT_TRUE(r);
     if (r && r->status == 401) {
       EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Bearer");
@@ -914,6 +916,11 @@ TEST(DaemonAccess, TokensAreCheckedAndLimitsHold) {
   EXPECT_EQ(status_with("", "POST", "/v1/jobs", "{}"), 401);
   EXPECT_EQ(status_with("", "GET", "/v1/status"), 200);  // health checks need no token
   EXPECT_EQ(status_with("Bearer " + user_secret, "POST", "/v1/circuits", R"({"type": "synthetic"})"), 403);
+  // Circuit files are uploaded by admin tokens only, and nothing of a refused one is kept.
+  EXPECT_EQ(status_with("", "PUT", "/v1/circuits/x/files/params", "not a key"), 401);
+  EXPECT_EQ(status_with("Bearer " + user_secret, "PUT", "/v1/circuits/x/files/params", "not a key"), 403);
+  EXPECT_EQ(status_with("Bearer " + admin_secret, "PUT", "/v1/circuits/x/files/params", "not a key"), 400);
+  EXPECT_EQ(files_in(d.state_dir() / "incoming"), 0u);
 
   const std::uint64_t seed = test_seed("auth");
   d.set_token(admin_secret);
