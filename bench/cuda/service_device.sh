@@ -6,7 +6,8 @@
 # .snkr1cs; at a smaller SCALE both are made in the process.
 #   pack, here:   ninja -C build snarkpipe && bash bench/cuda/service_device.sh --pack   (→ build/service-dist)
 #   run, there:   carry build/service-dist;  SCALE=1 OUT=/tmp/r bash bench/cuda/service_device.sh
-# Knobs: SCALE (1), PARTITIONS (10), PROOFS (3), CONCURRENCY (2), ROUNDS (1), KEYDIR (build/keys),
+# Knobs: SCALE (1), PARTITIONS (10), PROOFS (3), CONCURRENCY (3: bench pipeline's best at full shape; an upload of
+# 4.6 GB then always has two jobs of work behind it), ROUNDS (1), KEYDIR (build/keys),
 # STATE_DIR (the daemon's spool: /tmp when it has room for CONCURRENCY+1 jobs' witnesses, else
 # /dev/shm; the log says which), EXTRA (more bench service arguments), PREPARE_ONLY=1 (make the
 # key and circuit files, then stop: a later call on the warm machine measures).
@@ -33,7 +34,7 @@ OUT=${OUT:-/tmp/snarkpipe-service-out}
 SCALE=${SCALE:-1}
 PARTITIONS=${PARTITIONS:-10}
 PROOFS=${PROOFS:-3}
-CONCURRENCY=${CONCURRENCY:-2}
+CONCURRENCY=${CONCURRENCY:-3}
 mkdir -p "$OUT"
 T0=$(date +%s)
 KEYDIR=${KEYDIR:-$PWD/build/keys}
