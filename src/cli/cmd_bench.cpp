@@ -13,6 +13,7 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/bench_abi.hpp"
 #include "cli/bench_prove.hpp"
+#include "cli/bench_service.hpp"
 #include "cli/bench_zkey.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -58,6 +59,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
   std::vector<Command> cmds;
   auto* bench = app.add_subcommand("bench", "Measure performance and print (or record) the numbers as JSON");
   bench->require_subcommand(1);
+  register_service_bench(bench, cmds);
 
   {
     struct CpuBenchOptions {

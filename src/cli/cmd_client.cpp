@@ -62,6 +62,12 @@ struct CancelOptions {
   std::vector<std::uint64_t> ids;
 };
 
+struct RegisterOptions {
+  ServerOptions server;
+  std::string name, params, zkey, r1cs;
+  bool upload = false;
+};
+
 #ifdef SNARKPIPE_HAVE_SERVICE
 
 service::Client connect(const ServerOptions& o) {
@@ -83,12 +89,7 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-std::vector<std::uint8_t> unhex(const std::string& s) {
-  if (s.size() % 2) throw std::runtime_error("the daemon sent odd-length hex");
-  std::vector<std::uint8_t> out(s.size() / 2);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::uint8_t(std::stoi(s.substr(2 * i, 2), nullptr, 16));
-  return out;
-}
+using base::unhex;
 
 int run_submit(const SubmitOptions& o) {
   const int given = !o.wtns.empty() + !o.assignment.empty() + !o.packed.empty();
@@ -184,6 +185,38 @@ int run_cancel(const CancelOptions& o) {
   return status;
 }
 
+int run_register(const RegisterOptions& o) {
+  if (o.params.empty() == o.zkey.empty()) throw std::invalid_argument("give the key as one of --params, --zkey");
+  service::Client client = connect(o.server);
+  const std::string key_kind = o.params.empty() ? "zkey" : "params", key_file = o.params.empty() ? o.zkey : o.params;
+  nlohmann::json spec = {{"name", o.name}};
+  if (o.upload) {
+    // A circuit registered already keeps its files: the registration below then says whether
+    // it was registered from uploads like these.
+    bool registered = true;
+    try {
+      client.circuit(o.name);
+    } catch (const service::ClientError& e) {
+      if (e.status() != 404) throw;
+      registered = false;
+    }
+    if (!registered)
+      for (const auto& [kind, file] : {std::pair{key_kind, key_file}, std::pair{std::string("r1cs"), o.r1cs}}) {
+        const nlohmann::json up = client.upload_circuit_file(o.name, kind, file);
+        std::fprintf(stderr, "uploaded %s: %llu bytes, sha256 %s\n", file.c_str(), (unsigned long long)up.value("bytes", 0ull),
+                     up.value("sha256", "").c_str());
+      }
+    spec["uploaded"] = {key_kind, "r1cs"};
+  } else {
+    // Paths on the daemon's machine: absolute, so they mean the same there.
+    spec[key_kind] = std::filesystem::absolute(key_file).string();
+    spec["r1cs"] = std::filesystem::absolute(o.r1cs).string();
+  }
+  const nlohmann::json r = client.register_circuit(spec);
+  std::printf("%s %s\n", r.value("name", "").c_str(), r.value("created", false) ? "registered" : "was registered already");
+  return 0;
+}
+
 #endif
 
 template <class Options>
@@ -234,6 +267,26 @@ std::vector<Command> register_client_commands(CLI::App& app) {
     c->add_flag("--json", o->json, "Print the daemon's JSON");
 #ifdef SNARKPIPE_HAVE_SERVICE
     cmds.push_back(make_command(c, o, [](JobsOptions& o, const CLI::App&) { return run_jobs(o); }));
+#else
+    cmds.push_back(without_daemon(c, o));
+#endif
+  }
+  {
+    auto o = std::make_shared<RegisterOptions>();
+    auto* c = app.add_subcommand("register", "Register a circuit from its files on a daemon (an admin token's)");
+    c->footer(
+        "A bellperson .params with its circuit (.snkr1cs or circom .r1cs), or a snarkjs .zkey with its circom .r1cs.\n"
+        "By default the paths are read by the daemon on its own machine (under its service.circuit_roots); --upload\n"
+        "streams the files to it instead (PUT /v1/circuits/NAME/files/KIND), for a daemon on another machine.\n"
+        "Example: snarkpipe register --server http://prover:8080 --token T --name porep --params p.params --r1cs p.snkr1cs --upload");
+    add_server_options(c, o->server);
+    c->add_option("--name", o->name, "The circuit's name on the daemon")->required();
+    c->add_option("--params", o->params, "The bellperson .params (with the proving key)");
+    c->add_option("--zkey", o->zkey, "The snarkjs .zkey");
+    c->add_option("--r1cs", o->r1cs, "The circuit: .snkr1cs or circom .r1cs")->required();
+    c->add_flag("--upload", o->upload, "Send the files to the daemon instead of naming paths on its machine");
+#ifdef SNARKPIPE_HAVE_SERVICE
+    cmds.push_back(make_command(c, o, [](RegisterOptions& o, const CLI::App&) { return run_register(o); }));
 #else
     cmds.push_back(without_daemon(c, o));
 #endif

@@ -19,6 +19,7 @@
 
 #include "circuit/synthetic_shape.hpp"
 #include "cli/bench_cpu.hpp"
+#include "cli/bench_pipeline.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/measure.hpp"
@@ -39,33 +40,6 @@ namespace snarkpipe::cli {
 
 namespace {
 
-struct PipelineOptions {
-  CircuitSpec circuit;
-  std::string shape_scale;  // non-empty: the PoRep-shape synthetic circuit at this scale instead
-  std::string params_file;  // with shape_scale: its key from this .params (queries left in the file for a GPU)
-  std::string r1cs_file;    // with shape_scale: its circuit mapped from this .snkr1cs
-  std::size_t witness_cache = 0;  // with shape_scale: serve copies of this many pre-made witnesses
-  std::vector<std::size_t> gpu_counts;  // non-empty: run with devices 0..k-1 for each k (a sweep)
-  std::size_t proofs = 8;
-  std::vector<std::size_t> concurrency{2};
-  std::size_t partitions = 2;
-  std::size_t gpu_workers = 0;                    // 0: from the configuration
-  std::vector<std::size_t> synthesis_workers;     // empty: from the configuration
-  std::string backend;                            // empty: from the configuration
-  std::string config_file;
-  std::vector<std::string> settings;              // --set section.key=value
-  bool json = false;
-  bool baseline = false;                          // first time one partition alone
-  std::string timeline;
-  std::string out;
-};
-
-// The run's one JSON object (the keys the issue fixes) plus, for a sweep, its grid point.
-struct RunResult {
-  nlohmann::json metrics;
-  std::size_t concurrency = 0, synthesis_workers = 0;
-};
-
 std::string timeline_path_for(const std::string& path, std::size_t j, std::size_t s, bool sweep) {
   if (!sweep) return path;
   const std::filesystem::path p(path);
@@ -73,23 +47,14 @@ std::string timeline_path_for(const std::string& path, std::size_t j, std::size_
       .string();
 }
 
-// What the runs prove: the keys, where partition k's witness comes from, and its public inputs.
-struct Workload {
-  std::shared_ptr<const engine::CircuitKeys> keys;
-  engine::WitnessSource source;
-  engine::PackedWitnessSource packed_source;  // the same witnesses packed as they are made (or none)
-  std::vector<std::vector<ff::Fr>> publics;  // per partition index
-  std::string describe;
-  // One witness's host bytes as a full vector and packed (0/1 values as bits): what a
-  // partition holds while it waits for a device, for backends that take either form.
-  std::uint64_t witness_bytes = 0, packed_witness_bytes = 0;
-  void measure(const groth16::Witness& w) {
-    witness_bytes = (w.inputs.size() + w.aux.size()) * sizeof(ff::Fr);
-    groth16::PackedWitness p;
-    groth16::pack_witness(w.inputs, w.aux, p);
-    packed_witness_bytes = p.capacity_bytes();
-  }
-};
+}  // namespace
+
+void Workload::measure(const groth16::Witness& w) {
+  witness_bytes = (w.inputs.size() + w.aux.size()) * sizeof(ff::Fr);
+  groth16::PackedWitness p;
+  groth16::pack_witness(w.inputs, w.aux, p);
+  packed_witness_bytes = p.capacity_bytes();
+}
 
 RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, std::size_t concurrency,
                        const Workload& work, const std::string& timeline_path) {
@@ -166,6 +131,36 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   return res;
 }
 
+namespace {
+
+// Partition k's witness as a copy of premade[k % size] (in parallel: 4 GiB at full shape).
+engine::WitnessSource copying_source(std::shared_ptr<const std::vector<groth16::Witness>> premade) {
+  return [premade](std::size_t k, groth16::Witness& out) {
+    const groth16::Witness& src = (*premade)[k % premade->size()];
+    out.inputs = src.inputs;
+    out.aux.resize(src.aux.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, src.aux.size(), 1 << 20), [&](const auto& r) {
+      std::copy(src.aux.begin() + r.begin(), src.aux.begin() + r.end(), out.aux.begin() + r.begin());
+    });
+  };
+}
+
+// Partition k's packed witness as a copy of premade[k % size], packed once up front: with a
+// backend that takes packed witnesses and no witness check, no full vector is made.
+engine::PackedWitnessSource copying_packed_source(const std::vector<groth16::Witness>& premade) {
+  auto packed = std::make_shared<std::vector<groth16::PackedWitness>>(premade.size());
+  for (std::size_t i = 0; i < premade.size(); ++i) groth16::pack_witness(premade[i].inputs, premade[i].aux, (*packed)[i]);
+  return [packed](std::size_t k, groth16::PackedWitness& out) {
+    const groth16::PackedWitness& src = (*packed)[k % packed->size()];
+    out.inputs = src.inputs;
+    out.num_aux = src.num_aux;
+    out.general.assign(src.general.begin(), src.general.end());
+    out.ones.assign(src.ones.begin(), src.ones.end());
+    out.rank.assign(src.rank.begin(), src.rank.end());
+    out.values.assign(src.values.begin(), src.values.end());
+  };
+}
+
 void print_run(const RunResult& r) {
   const auto& m = r.metrics;
   std::printf("device            %s\n", m["device"].get<std::string>().c_str());
@@ -191,6 +186,23 @@ void print_run(const RunResult& r) {
               m["witness_form"].get<std::string>().c_str());
 }
 
+}  // namespace
+
+engine::EngineConfig pipeline_config(const PipelineOptions& o) {
+  const engine::MachineFacts machine = engine::MachineFacts::detect();
+  engine::EngineConfig base =
+      o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
+  for (const auto& s : o.settings) engine::apply_override(base, s, machine);
+  if (!o.backend.empty()) base.backend = o.backend;
+  base.backend = engine::resolve_backend(base.backend);
+  if (o.gpu_workers) base.workers_per_device = o.gpu_workers;
+  // One --synthesis-workers value is the configuration's (so the dump below says what runs);
+  // several are a sweep, each run setting its own.
+  if (o.synthesis_workers.size() == 1) base.synthesis_workers = o.synthesis_workers[0];
+  base.validate();
+  return base;
+}
+
 // A circuit of the CLI's registry (src/cli/circuits.hpp): recorded, set up on the CPU, every
 // partition the same witness.
 Workload gadget_workload(const PipelineOptions& o) {
@@ -207,6 +219,15 @@ Workload gadget_workload(const PipelineOptions& o) {
   engine::synthesize_into(*proving, one);
   w.publics = {std::vector<ff::Fr>(one.inputs.begin() + 1, one.inputs.end())};
   w.measure(one);
+  if (o.witness_cache > 0) {
+    // Every partition's witness is the same one: a single copy serves them all.
+    auto premade = std::make_shared<std::vector<groth16::Witness>>();
+    premade->push_back(std::move(one));
+    w.source = copying_source(premade);
+    w.packed_source = copying_packed_source(*premade);
+    w.premade = std::move(premade);
+    w.describe += ", witnesses copied from 1 made up front";
+  }
   return w;
 }
 
@@ -246,21 +267,19 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   if (o.witness_cache > 0) {
     // Copies of a few witnesses made up front: the synthesis stage then costs a memcpy, so a
     // run measures the provers (this generator's witness costs ~15 CPU-seconds at full size).
-    auto cache = std::make_shared<std::vector<circuit::SyntheticWitness>>();
-    for (std::size_t k = 0; k < o.witness_cache; ++k) cache->push_back(circuit::generate_synthetic_witness(shape, k));
-    w.measure(groth16::Witness{(*cache)[0].inputs, (*cache)[0].aux});
-    w.source = [cache](std::size_t k, groth16::Witness& out) {
-      const circuit::SyntheticWitness& src = (*cache)[k % cache->size()];
-      out.inputs = src.inputs;
-      out.aux.resize(src.aux.size());
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, src.aux.size(), 1 << 20), [&](const auto& r) {
-        std::copy(src.aux.begin() + r.begin(), src.aux.begin() + r.end(), out.aux.begin() + r.begin());
-      });
-    };
+    auto cache = std::make_shared<std::vector<groth16::Witness>>();
+    for (std::size_t k = 0; k < o.witness_cache; ++k) {
+      circuit::SyntheticWitness sw = circuit::generate_synthetic_witness(shape, k);
+      cache->push_back(groth16::Witness{std::move(sw.inputs), std::move(sw.aux)});
+    }
+    w.measure((*cache)[0]);
+    w.source = copying_source(cache);
+    w.packed_source = copying_packed_source(*cache);
     for (std::size_t k = 0; k < o.partitions; ++k) {
       const auto& in = (*cache)[k % cache->size()].inputs;
       w.publics.emplace_back(in.begin() + 1, in.end());
     }
+    w.premade = std::move(cache);
     w.describe += ", witnesses copied from " + std::to_string(o.witness_cache) + " made up front";
     return w;
   }
@@ -290,6 +309,8 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   return w;
 }
 
+namespace {
+
 int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line) {
   if (o.proofs < 1) throw std::invalid_argument("--proofs must be at least 1");
   if (o.partitions < 1) throw std::invalid_argument("--partitions must be at least 1");
@@ -300,17 +321,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
   MemorySampler memory;  // host memory over the whole run, loading included
   double load_start[1] = {-1};
   getloadavg(load_start, 1);  // a shared machine's load is part of what a number means
-  const engine::MachineFacts machine = engine::MachineFacts::detect();
-  engine::EngineConfig base =
-      o.config_file.empty() ? engine::EngineConfig::defaults(machine) : engine::load_config(o.config_file, machine);
-  for (const auto& s : o.settings) engine::apply_override(base, s, machine);
-  if (!o.backend.empty()) base.backend = o.backend;
-  base.backend = engine::resolve_backend(base.backend);
-  if (o.gpu_workers) base.workers_per_device = o.gpu_workers;
-  // One --synthesis-workers value is the configuration's (so the dump below says what runs);
-  // several are a sweep, each run setting its own.
-  if (o.synthesis_workers.size() == 1) base.synthesis_workers = o.synthesis_workers[0];
-  base.validate();
+  const engine::EngineConfig base = pipeline_config(o);
 
   // The circuit's keys are made once, outside the measured runs (a service loads them once).
   const Workload work = o.shape_scale.empty() ? gadget_workload(o) : shape_workload(o, base.backend);
@@ -470,8 +481,9 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
                 "Run once per count k with devices 0..k-1 (e.g. 1,2: one GPU, then two), same keys and witnesses")
       ->delimiter(',');
   c->add_option("--witness-cache", o->witness_cache,
-                "With --shape-scale: make this many witnesses up front and give each partition a copy (measures the "
-                "provers without the synthetic generator's CPU time); 0 generates every partition's witness");
+                "Make this many witnesses up front and give each partition a copy (measures the provers without the "
+                "witness generator's CPU time; a --circuit has one witness, so any N > 0 makes one); 0 generates every "
+                "partition's witness");
   c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
   c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
   c->add_flag("--json", o->json, "Print one JSON object (an array for a sweep)");

@@ -11,7 +11,7 @@
 #include "cuda/memory_plan.hpp"
 
 namespace snarkpipe::cli {
-std::vector<Command> register_client_commands(CLI::App& app);  // cmd_client.cpp: submit, jobs, cancel
+std::vector<Command> register_client_commands(CLI::App& app);  // cmd_client.cpp: submit, jobs, cancel, register
 }
 
 namespace {

@@ -201,6 +201,13 @@ JobState Engine::state(JobId id) const {
   return it->second->state;
 }
 
+std::size_t Engine::partitions_proved(JobId id) const {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) throw EngineError("unknown job " + std::to_string(id));
+  return it->second->proved;
+}
+
 JobResult Engine::result_of(const Job& job) const {
   JobResult r;
   r.id = job.id;

@@ -96,6 +96,9 @@ class Engine {
   // True when the job was queued or running and is now cancelled.
   bool cancel(JobId id);
   JobState state(JobId id) const;
+  // How many of the job's partitions are proved (and verified) so far, for progress reports;
+  // throws EngineError for an unknown id.
+  std::size_t partitions_proved(JobId id) const;
   // Blocks until the job is done, failed or cancelled. Throws EngineError for an unknown id.
   JobResult wait(JobId id);
   std::optional<JobResult> wait_for(JobId id, std::chrono::milliseconds timeout);

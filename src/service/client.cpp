@@ -2,7 +2,11 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 
@@ -47,30 +51,113 @@ json Client::call(const std::string& method, const std::string& path) {
   return parse_answer(r, method + " " + server_ + path);
 }
 
+namespace {
+
+// A circuit name as one URL path segment: every byte but letters, digits and -._~ escaped.
+std::string path_segment(const std::string& text) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || (ch != 0 && std::strchr("-._~", ch))) out += ch;
+    else out += {'%', digits[c >> 4], digits[c & 15]};
+  }
+  return out;
+}
+
+// POSTs or PUTs `file` as the body, streamed from the file in blocks: a PoRep witness or key
+// is never held whole.
+httplib::Result send_file(httplib::Client& http, const std::string& method, const std::string& path, const std::string& file,
+                          const std::string& what) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec) throw ClientError(0, "cannot read the " + what + " " + file + ": " + ec.message());
+  auto in = std::make_shared<std::ifstream>(file, std::ios::binary);
+  if (!*in) throw ClientError(0, "cannot open the " + what + " " + file);
+  const auto provider = [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+    static thread_local std::vector<char> buf(1 << 20);
+    in->seekg(std::streamoff(offset));
+    const std::size_t n = std::min(length, buf.size());
+    in->read(buf.data(), std::streamsize(n));
+    if (in->gcount() <= 0) return false;
+    sink.write(buf.data(), std::size_t(in->gcount()));
+    return true;
+  };
+  return method == "PUT" ? http.Put(path.c_str(), std::size_t(size), provider, "application/octet-stream")
+                         : http.Post(path.c_str(), std::size_t(size), provider, "application/octet-stream");
+}
+
+}  // namespace
+
 json Client::submit(const Upload& u) {
   httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
                        {"priority", u.priority}};
   if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
   const std::string path = httplib::append_query_params("/v1/jobs", q);
-  std::error_code ec;
-  const std::uint64_t size = std::filesystem::file_size(u.file, ec);
-  if (ec) throw ClientError(0, "cannot read the witness " + u.file + ": " + ec.message());
-  auto in = std::make_shared<std::ifstream>(u.file, std::ios::binary);
-  if (!*in) throw ClientError(0, "cannot open the witness " + u.file);
-  // Streamed from the file in blocks: a PoRep witness is never held whole.
+  return parse_answer(send_file(*http_, "POST", path, u.file, "witness"), "POST " + server_ + "/v1/jobs");
+}
+
+json Client::upload_circuit_file(const std::string& name, const std::string& kind, const std::string& file) {
+  const std::string path = "/v1/circuits/" + path_segment(name) + "/files/" + kind;
+  return parse_answer(send_file(*http_, "PUT", path, file, kind + " file"), "PUT " + server_ + path);
+}
+
+json Client::submit(const Upload& u, const std::vector<std::span<const std::uint8_t>>& body) {
+  httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
+                       {"priority", u.priority}};
+  if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
+  const std::string path = httplib::append_query_params("/v1/jobs", q);
+  std::vector<std::uint64_t> ends;  // where each piece ends in the body
+  std::uint64_t size = 0;
+  for (const auto& piece : body) ends.push_back(size += piece.size());
   const httplib::Result r = http_->Post(
       path.c_str(), std::size_t(size),
-      [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        static thread_local std::vector<char> buf(1 << 20);
-        in->seekg(std::streamoff(offset));
-        const std::size_t n = std::min(length, buf.size());
-        in->read(buf.data(), std::streamsize(n));
-        if (in->gcount() <= 0) return false;
-        sink.write(buf.data(), std::size_t(in->gcount()));
-        return true;
+      [&](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        const std::size_t k = std::size_t(std::upper_bound(ends.begin(), ends.end(), offset) - ends.begin());
+        if (k == body.size()) return false;
+        const std::uint64_t within = offset - (ends[k] - body[k].size());
+        const std::size_t n = std::size_t(std::min<std::uint64_t>({length, body[k].size() - within, std::uint64_t(1) << 20}));
+        return sink.write(reinterpret_cast<const char*>(body[k].data() + within), n);
       },
       "application/octet-stream");
   return parse_answer(r, "POST " + server_ + "/v1/jobs");
+}
+
+json Client::register_circuit(const json& spec) {
+  return parse_answer(http_->Post("/v1/circuits", spec.dump(), "application/json"), "POST " + server_ + "/v1/circuits");
+}
+
+json Client::follow(std::uint64_t id, const std::function<void(const json&)>& on_progress) {
+  const std::string path = "/v1/jobs/" + std::to_string(id) + "/events";
+  std::string stream;
+  std::optional<json> done;
+  std::string failure;
+  // Events are "event: NAME\ndata: JSON\n\n"; pieces of the stream may split them anywhere.
+  const httplib::Result r = http_->Get(path.c_str(), [&](const char* data, std::size_t n) {
+    stream.append(data, n);
+    for (std::size_t end; (end = stream.find("\n\n")) != std::string::npos; stream.erase(0, end + 2)) {
+      const std::string event = stream.substr(0, end);
+      const std::size_t data_at = event.find("\ndata: ");
+      if (event.rfind("event: ", 0) != 0 || data_at == std::string::npos) continue;
+      const std::string name = event.substr(7, data_at - 7);
+      json j = json::parse(event.substr(data_at + 7), nullptr, false);
+      if (j.is_discarded()) continue;
+      if (name == "done") {
+        done = std::move(j);
+        return false;
+      }
+      if (name == "closing") {
+        failure = "the daemon is stopping";
+        return false;
+      }
+      if (on_progress) on_progress(j);
+    }
+    return true;
+  });
+  if (done) return *done;
+  if (!failure.empty()) throw ClientError(503, "GET " + server_ + path + ": " + failure);
+  if (r && r->status != 200) return parse_answer(r, "GET " + server_ + path);
+  throw ClientError(0, "GET " + server_ + path + ": the event stream ended before the job finished");
 }
 
 json Client::job(std::uint64_t id) { return call("GET", "/v1/jobs/" + std::to_string(id)); }

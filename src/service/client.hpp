@@ -4,8 +4,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +45,18 @@ class Client {
   ~Client();
 
   nlohmann::json submit(const Upload& upload);  // {"id": ..., "created": ...}
+  // The same with the body from memory (upload.file unused): the pieces back to back, streamed
+  // as one body without being joined.
+  nlohmann::json submit(const Upload& upload, const std::vector<std::span<const std::uint8_t>>& body);
+  // POST /v1/circuits (an admin token's): {"name": ..., "created": ...}.
+  nlohmann::json register_circuit(const nlohmann::json& spec);
+  // PUT /v1/circuits/NAME/files/KIND (params, r1cs, zkey), the file streamed as the body:
+  // {"name", "file", "bytes", "sha256"}. Then register_circuit({"name": NAME, "uploaded": [...]}).
+  nlohmann::json upload_circuit_file(const std::string& name, const std::string& kind, const std::string& file);
+  // Follows the job's server-sent events (GET /v1/jobs/ID/events) until it is finished:
+  // `on_progress` sees the job of each "progress" event; returns the finished job (proofs
+  // included when done). Throws ClientError when the stream ends before (the daemon stopped).
+  nlohmann::json follow(std::uint64_t id, const std::function<void(const nlohmann::json&)>& on_progress = {});
   nlohmann::json job(std::uint64_t id);
   // Long polls until the job is done, failed or cancelled, or `timeout` passes (then the
   // last answer, still queued or running).

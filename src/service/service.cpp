@@ -183,6 +183,75 @@ void write_durably(const fs::path& path, const std::function<void(const fs::path
 
 json offsets_json(const std::vector<std::uint64_t>& starts) { return json(starts); }
 
+// A file being received into the spool's incoming/: removed unless it was kept.
+struct IncomingFile {
+  int fd = -1;
+  fs::path path;
+  explicit IncomingFile(fs::path p) : path(std::move(p)) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(errno));
+  }
+  IncomingFile(const IncomingFile&) = delete;
+  IncomingFile& operator=(const IncomingFile&) = delete;
+  ~IncomingFile() {
+    if (fd >= 0) ::close(fd);
+    if (!path.empty()) remove_quietly(path);
+  }
+  // Durably renamed to `to` (fsync, rename, directory fsync); `to` is then the caller's.
+  void commit(const fs::path& to) {
+    commit_file(fd, path, to);
+    ::close(fd);
+    fd = -1;
+    path.clear();
+  }
+};
+
+// Streams a request body into `into`, `inspect` seeing each piece first (it throws ApiError
+// to refuse the body). Throws ApiError: 413 past `limit`, 400 when the body broke off, 507
+// when the disk refuses it. Returns the bytes received.
+std::uint64_t receive_body(IncomingFile& into, const Service::BodyReader& read, std::uint64_t limit,
+                           const std::function<void(const char*, std::size_t)>& inspect) {
+  std::uint64_t total = 0;
+  std::optional<ApiError> refused;
+  // httplib hands the body over in 4 KiB pieces: written in blocks, a syscall per MiB.
+  constexpr std::size_t WRITE_BLOCK = 1 << 20;
+  std::vector<char> pending;
+  pending.reserve(WRITE_BLOCK + (64 << 10));
+  const auto flush = [&] {
+    for (std::size_t done = 0; done < pending.size();) {
+      const ssize_t n = ::write(into.fd, pending.data() + done, pending.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        refused = ApiError(507, std::string("the daemon cannot store the upload: ") + std::strerror(errno));
+        return false;
+      }
+      done += std::size_t(n);
+    }
+    pending.clear();
+    return true;
+  };
+  // Nothing is thrown through httplib's reader: a refusal stops it and is thrown after.
+  const bool complete = read([&](const char* data, std::size_t size) {
+    total += size;
+    if (total > limit) {
+      refused = ApiError(413, "the upload is over its limit of " + std::to_string(limit) + " bytes");
+      return false;
+    }
+    try {
+      inspect(data, size);
+    } catch (const ApiError& e) {
+      refused = e;
+      return false;
+    }
+    pending.insert(pending.end(), data, data + size);
+    return pending.size() < WRITE_BLOCK || flush();
+  });
+  if (complete && !refused) flush();
+  if (refused) throw *refused;
+  if (!complete) throw bad_request("the upload broke off after " + std::to_string(total) + " bytes; nothing was kept");
+  return total;
+}
+
 WitnessShape shape_of(const ServedCircuit& c) { return {c.inputs, c.aux}; }
 
 bool is_snkr1cs(const fs::path& path) { return file_magic(path, 8) == std::string(circuit::R1CS_FILE_MAGIC, 8); }
@@ -219,7 +288,7 @@ Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions 
 Service::~Service() { stop(); }
 
 std::vector<std::string> Service::routes() {
-  return {"POST /v1/circuits",     "GET /v1/circuits",         "GET /v1/circuits/{name}", "POST /v1/jobs",
+  return {"POST /v1/circuits",     "GET /v1/circuits",         "GET /v1/circuits/{name}", "PUT /v1/circuits/{name}/files/{kind}", "POST /v1/jobs",
           "GET /v1/jobs",          "GET /v1/jobs/{id}",        "GET /v1/jobs/{id}/wait",  "GET /v1/jobs/{id}/events", "DELETE /v1/jobs/{id}",
           "GET /v1/status",        "GET /metrics"};
 }
@@ -274,11 +343,40 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& 
     if (key != "name" && key != key_field && key != "r1cs")
       throw bad_request("unknown field '" + key + "' (a circuit from files is name, params or zkey, r1cs)");
   const fs::path params = allowed_path(spec, key_field), r1cs_path = allowed_path(spec, "r1cs");
+  return load_checked_files(string_field(spec, "name", params.stem().string()), spec.contains("zkey"), params, r1cs_path);
+}
+
+fs::path Service::uploaded_file(const std::string& name, const std::string& kind) const {
+  // Named by a digest of the circuit's name: any good name is a safe file name.
+  return spool_.circuits() / "uploads" / (sha256_hex(name).substr(0, 32) + "." + kind);
+}
+
+std::pair<ServedCircuit, engine::CircuitLoader> Service::load_uploaded(const json& spec) const {
+  for (const auto& [key, value] : spec.items())
+    if (key != "name" && key != "uploaded")
+      throw bad_request("unknown field '" + key + "' (a circuit from uploaded files is name, uploaded)");
+  const std::string name = string_field(spec, "name", "");
+  if (!good_circuit_name(name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
+  const json& kinds = spec.at("uploaded");
+  const bool zkey = kinds == json{"zkey", "r1cs"} || kinds == json{"r1cs", "zkey"};
+  if (!zkey && kinds != json{"params", "r1cs"} && kinds != json{"r1cs", "params"})
+    throw bad_request("'uploaded' must be [\"params\", \"r1cs\"] or [\"zkey\", \"r1cs\"]");
+  const fs::path key = uploaded_file(name, zkey ? "zkey" : "params"), r1cs = uploaded_file(name, "r1cs");
+  for (const auto& [path, kind] : {std::pair{key, zkey ? "zkey" : "params"}, std::pair{r1cs, "r1cs"}}) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+      throw bad_request("circuit '" + name + "' has no uploaded " + kind + " file: PUT /v1/circuits/" + name + "/files/" + kind + " first");
+  }
+  return load_checked_files(name, zkey, key, r1cs);
+}
+
+std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std::string name, bool zkey, const fs::path& params,
+                                                                            const fs::path& r1cs_path) const {
   ServedCircuit c;
-  c.name = string_field(spec, "name", params.stem().string());
+  c.name = std::move(name);
   if (!good_circuit_name(c.name)) throw bad_request("'name' must be 1-200 of A-Z a-z 0-9 . _ - : = , ^");
   try {
-    if (spec.contains("zkey")) {
+    if (zkey) {
       // The key carries A and B (its prover needs no more); the .r1cs is checked against it.
       const circom::CircomR1cs r1cs = circom::read_circom_r1cs(r1cs_path.string());
       circom::Zkey zkey = circom::read_zkey(params.string());
@@ -319,12 +417,71 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& 
   return {c, keys_loader(c.name, params, r1cs_path, engine_.config().backend == "cuda")};
 }
 
+json Service::upload_circuit_file(const std::string& name, const std::string& kind, std::optional<std::uint64_t> declared,
+                                  const BodyReader& read, const Caller& caller) {
+  if (!caller.admin()) throw ApiError(403, "this token may not upload circuits (service.tokens: admin = true)");
+  if (draining_) throw ApiError(503, "the daemon is shutting down");
+  if (!good_circuit_name(name)) throw bad_request("a circuit name is 1-200 of A-Z a-z 0-9 . _ - : = , ^");
+  if (kind != "params" && kind != "r1cs" && kind != "zkey")
+    throw ApiError(404, "no circuit file kind '" + kind + "' (params, r1cs or zkey)");
+  const std::uint64_t limit = options_.max_circuit_file_bytes;
+  if (declared && *declared > limit)
+    throw ApiError(413, "the file is " + std::to_string(*declared) + " bytes, over this daemon's limit of " + std::to_string(limit) +
+                            " (service.max_circuit_file)");
+  // A registered circuit's files are in use (the engine may be reading them).
+  if (circuit(name)) throw ApiError(409, "circuit '" + name + "' is registered: its files cannot change (register another name)");
+  IncomingFile incoming(spool_.incoming(random_name() + ".part"));
+  Sha256 digest;
+  const std::uint64_t bytes = receive_body(incoming, read, limit, [&](const char* data, std::size_t size) { digest.update(data, size); });
+  if (declared && bytes != *declared)
+    throw bad_request("the upload has " + std::to_string(bytes) + " bytes, not the " + std::to_string(*declared) + " it declared");
+  // What the file alone can be checked for; the rest (each against the other) at registration.
+  try {
+    if (kind == "params") {
+      if (groth16::summarize_params_file(incoming.path.string()).kind != groth16::ParamsSummary::Kind::Parameters)
+        throw bad_request("this is a verifying key, not a .params file with the proving key");
+    } else if (kind == "r1cs") {
+      if (is_snkr1cs(incoming.path)) circuit::map_r1cs(incoming.path);
+      else if (file_magic(incoming.path, 4) == "r1cs") circom::read_circom_r1cs(incoming.path.string());
+      else throw bad_request("neither a .snkr1cs (snarkpipe) nor a circom .r1cs file");
+    } else if (file_magic(incoming.path, 4) != "zkey") {
+      throw bad_request("not a snarkjs .zkey file");
+    }
+  } catch (const ApiError& e) {
+    throw ApiError(e.status(), "the uploaded " + kind + " file: " + e.what());
+  } catch (const std::exception& e) {
+    throw bad_request("the uploaded " + kind + " file: " + e.what());
+  }
+  const fs::path to = uploaded_file(name, kind);
+  std::error_code ec;
+  fs::create_directories(to.parent_path(), ec);
+  // The data synced before the lock (tens of GB may take a while); commit's own sync is then quick.
+  if (::fdatasync(incoming.fd) != 0) throw ApiError(507, std::string("the daemon cannot store the upload: ") + std::strerror(errno));
+  std::lock_guard reg(register_mu_);  // not replaced while a registration reads it
+  if (circuit(name)) throw ApiError(409, "circuit '" + name + "' was registered meanwhile: its files cannot change");
+  incoming.commit(to);
+  return {{"name", name}, {"file", kind}, {"bytes", bytes}, {"sha256", digest.hex()}};
+}
+
 json Service::register_circuit(const std::string& body, const Caller& caller) {
   if (!caller.admin()) throw ApiError(403, "this token may not register circuits (service.tokens: admin = true)");
   if (draining_) throw ApiError(503, "the daemon is shutting down");
   const json spec = parse_object(body);
   // Serialized, so two requests for the same new type set it up once.
   std::lock_guard reg(register_mu_);
+  if (spec.contains("uploaded")) {
+    const std::string name = string_field(spec, "name", "");
+    const json stored = {{"kind", "uploaded"}, {"body", spec}};
+    for (const auto& c : store_.circuits())
+      if (c.name == name) {
+        if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
+        if (circuit(name)) return {{"name", name}, {"created", false}};
+      }
+    if (circuit(name)) throw bad_request("circuit name '" + name + "' is taken");
+    auto [c, loader] = load_uploaded(spec);
+    serve_circuit(std::move(c), std::move(loader), stored, true);
+    return {{"name", name}, {"created", true}};
+  }
   if (spec.contains("params") || spec.contains("zkey")) {
     const std::string name =
         string_field(spec, "name", fs::path(string_field(spec, spec.contains("zkey") ? "zkey" : "params", "")).stem().string());
@@ -441,62 +598,22 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
 
   // Streamed into the spool and checked as it comes.
   const std::string name = random_name();
-  const fs::path incoming = spool_.incoming(name + ".part");
-  const int fd = ::open(incoming.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot create " + incoming.string() + ": " + std::strerror(errno));
-  struct Cleanup {
-    int fd;
-    fs::path path;
-    ~Cleanup() {
-      if (fd >= 0) ::close(fd);
-      if (!path.empty()) remove_quietly(path);
-    }
-  } cleanup{fd, incoming};
+  IncomingFile incoming(spool_.incoming(name + ".part"));
   std::optional<UploadChecker> checker;
   if (*format != WitnessFormat::WTNS) checker.emplace(*format, shape, row.partitions);
   Sha256 digest;
-  std::uint64_t total = 0;
-  std::optional<ApiError> refused;
-  // httplib hands the body over in 4 KiB pieces: written in blocks, a syscall per MiB.
-  constexpr std::size_t WRITE_BLOCK = 1 << 20;
-  std::vector<char> pending;
-  pending.reserve(WRITE_BLOCK + (64 << 10));
-  const auto flush = [&] {
-    for (std::size_t done = 0; done < pending.size();) {
-      const ssize_t n = ::write(fd, pending.data() + done, pending.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        refused = ApiError(507, std::string("the daemon cannot store the witness: ") + std::strerror(errno));
-        return false;
-      }
-      done += std::size_t(n);
-    }
-    pending.clear();
-    return true;
-  };
-  const bool complete = read([&](const char* data, std::size_t size) {
-    total += size;
-    if (total > limit) {
-      refused = ApiError(413, "the witness is over this upload's limit of " + std::to_string(limit) + " bytes");
-      return false;
-    }
+  receive_body(incoming, read, limit, [&](const char* data, std::size_t size) {
     try {
       if (checker) checker->feed(reinterpret_cast<const std::uint8_t*>(data), size);
     } catch (const BadWitness& e) {
-      refused = bad_request(e.what());
-      return false;
+      throw bad_request(e.what());
     }
     digest.update(data, size);
-    pending.insert(pending.end(), data, data + size);
-    return pending.size() < WRITE_BLOCK || flush();
   });
-  if (complete && !refused) flush();
-  if (refused) throw *refused;
-  if (!complete) throw bad_request("the upload broke off after " + std::to_string(total) + " bytes; nothing was admitted");
   std::vector<std::uint64_t> starts;
   try {
     if (checker) starts = checker->finish();
-    else check_wtns(incoming, shape);
+    else check_wtns(incoming.path, shape);
   } catch (const BadWitness& e) {
     throw bad_request(e.what());
   }
@@ -505,12 +622,15 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
   row.request = json{{"circuit", row.circuit}, {"partitions", row.partitions}, {"priority", row.priority},
                      {"format", format_name}, {"witness_sha256", digest.hex()}}
                     .dump();
-  commit_file(fd, incoming, spool_.witness(name));
-  ::close(cleanup.fd);
-  cleanup.fd = -1;
-  cleanup.path = spool_.witness(name);  // removed unless admitted
-  json answer = admit(std::move(row), caller);
-  if (answer.value("created", false)) cleanup.path.clear();
+  incoming.commit(spool_.witness(name));
+  json answer;
+  try {
+    answer = admit(std::move(row), caller);
+  } catch (...) {
+    remove_quietly(spool_.witness(name));
+    throw;
+  }
+  if (!answer.value("created", false)) remove_quietly(spool_.witness(name));  // the key's first job has its own
   return answer;
 }
 
@@ -547,20 +667,21 @@ void Service::run(const StoredJob& row) {
   if (!priority) throw std::runtime_error("unknown priority '" + row.priority + "'");
   auto progress = std::make_shared<Progress>();
   progress->publics.resize(row.partitions);
-  const auto record = [progress](std::size_t k, const groth16::Witness& out) {
+  const auto record = [progress](std::size_t k, const std::vector<ff::Fr>& inputs) {
     {
       std::lock_guard lock(progress->mu);
-      progress->publics[k].assign(out.inputs.begin() + 1, out.inputs.end());
+      progress->publics[k].assign(inputs.begin() + 1, inputs.end());
     }
     ++progress->synthesized;
   };
   engine::WitnessSource source;
+  engine::PackedWitnessSource packed_source;
   if (row.witness_format.empty()) {
     if (!type->instance) throw std::runtime_error("circuit '" + row.circuit + "' has no seeded witnesses");
     source = [type, seed = row.seed, record](std::size_t k, groth16::Witness& out) {
       const std::unique_ptr<circuit::Circuit> c = type->instance(seed, k);
       engine::synthesize_into(*c, out);
-      record(k, out);
+      record(k, out.inputs);
     };
   } else {
     const auto format = parse_witness_format(row.witness_format);
@@ -570,12 +691,19 @@ void Service::run(const StoredJob& row) {
     source = [file = spool_.witness(row.witness_file), format = *format, shape, starts, record](std::size_t k,
                                                                                              groth16::Witness& out) {
       read_uploaded_partition(file, format, shape, starts, k, out);
-      record(k, out);
+      record(k, out.inputs);
     };
+    // A packed upload goes to an engine that takes packed witnesses as it is (when it checks
+    // no witness): the full 4.2 GB vector of a PoRep partition is never made.
+    if (*format == WitnessFormat::PACKED)
+      packed_source = [file = spool_.witness(row.witness_file), shape, starts, record](std::size_t k, groth16::PackedWitness& out) {
+        read_uploaded_packed_partition(file, shape, starts, k, out);
+        record(k, out.inputs);
+      };
   }
   const bool on_lane = type->zkey != nullptr;
   const std::uint64_t id = on_lane ? zkey_lane_.submit({type->zkey, row.partitions, *priority, std::move(source)})
-                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, ""});
+                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, "", std::move(packed_source)});
   {
     std::lock_guard lock(mu_);
     live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false, on_lane};
@@ -618,6 +746,9 @@ std::optional<engine::JobResult> Service::result_of(const LiveJob& j) const {
 }
 engine::JobState Service::state_of(const LiveJob& j) const {
   return j.on_zkey_lane ? zkey_lane_.state(j.engine_id) : engine_.state(j.engine_id);
+}
+std::size_t Service::proved_of(const LiveJob& j) const {
+  return j.on_zkey_lane ? zkey_lane_.partitions_proved(j.engine_id) : engine_.partitions_proved(j.engine_id);
 }
 bool Service::cancel_live(const LiveJob& j) { return j.on_zkey_lane ? zkey_lane_.cancel(j.engine_id) : engine_.cancel(j.engine_id); }
 void Service::forget_live(const LiveJob& j) {
@@ -679,8 +810,8 @@ void Service::recover(const std::function<void()>& then) {
     for (const StoredCircuit& c : store_.circuits()) {
       try {
         const json spec = json::parse(c.spec);
-        if (spec.at("kind") == "files") {
-          auto [served, loader] = load_files(spec.at("body"));
+        if (spec.at("kind") == "files" || spec.at("kind") == "uploaded") {
+          auto [served, loader] = spec.at("kind") == "files" ? load_files(spec.at("body")) : load_uploaded(spec.at("body"));
           serve_circuit(std::move(served), std::move(loader), spec, false);
           continue;
         }
@@ -747,15 +878,22 @@ json Service::describe(const StoredJob& row) const {
     std::lock_guard lock(mu_);
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
-      const engine::JobState s = state_of(it->second);
-      if (s != engine::JobState::QUEUED) out["state"] = "running";  // finishing: it reads as done once recorded
       out["partitions_synthesized"] = it->second.progress->synthesized.load();
+      try {
+        if (state_of(it->second) != engine::JobState::QUEUED) out["state"] = "running";
+        out["partitions_proved"] = proved_of(it->second);
+      } catch (const engine::EngineError&) {
+        // Finished and handed over already: it reads as done once its result is recorded.
+        out["state"] = "running";
+        out["partitions_proved"] = row.partitions;
+      }
     }
     return out;
   }
   out["finished_at"] = row.finished_at;
   if (!row.error.empty()) out["error"] = row.error;
   if (row.state != "done") return out;
+  out["partitions_synthesized"] = out["partitions_proved"] = row.partitions;
   std::ifstream in(spool_.proof(row.id), std::ios::binary);
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() != row.partitions * PROOF_BYTES)
@@ -892,7 +1030,7 @@ int Service::start(const std::string& host, int port, std::function<void()> then
     http = std::make_unique<httplib::Server>();
   }
   // Uploads are bounded by submit_upload's limits, JSON bodies by read_json_body's.
-  http->set_payload_max_length(std::max<std::uint64_t>(options_.max_upload_bytes, DRAIN_BYTES));
+  http->set_payload_max_length(std::max<std::uint64_t>({options_.max_upload_bytes, options_.max_circuit_file_bytes, DRAIN_BYTES}));
   http->set_read_timeout(time_t(options_.read_timeout.count()), 0);
   // An idle keep-alive connection holds a thread, and stop() waits for it: 1 s is plenty
   // between a client's calls.
@@ -917,6 +1055,22 @@ int Service::start(const std::string& host, int port, std::function<void()> then
       return register_circuit(read_json_body(req, reader, json_limit), c);
     });
   });
+  http->Put(R"(/v1/circuits/([^/]+)/files/([^/]+))",
+            [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+              answer(res, [&] {
+                std::optional<std::uint64_t> declared;
+                try {
+                  const Caller c = caller_of(req);
+                  if (req.has_header("Content-Length")) declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
+                  return upload_circuit_file(req.matches[1], req.matches[2], declared, [&](const std::function<bool(const char*, std::size_t)>& sink) {
+                    return reader([&](const char* d, std::size_t n) { return sink(d, n); });
+                  }, c);
+                } catch (...) {
+                  res.set_header("Connection", "close");  // the rest of a refused body is not read
+                  throw;
+                }
+              });
+            });
   http->Get(R"(/v1/circuits/(.+))", [=, this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] {
       caller_of(req);

@@ -6,6 +6,9 @@
 //                              ({"type": "synthetic", ...}), or files by path ({"name": N,
 //                              "params": "x.params", "r1cs": "x.snkr1cs" | "x.r1cs"}, or
 //                              {"name": N, "zkey": "x.zkey", "r1cs": "x.r1cs"}); admin
+//   PUT    /v1/circuits/NAME/files/KIND   a circuit file uploaded (KIND params, r1cs or zkey) into
+//                              the spool, streamed, for POST /v1/circuits {"name": NAME,
+//                              "uploaded": ["params", "r1cs"] | ["zkey", "r1cs"]}; admin
 //   GET    /v1/circuits        {"circuits": [names]}
 //   GET    /v1/circuits/NAME   its shape and verifying key (bellperson hex, snarkjs JSON)
 //   POST   /v1/jobs            JSON {"circuit", "partitions", "priority", "seed",
@@ -16,8 +19,8 @@
 //   GET    /v1/jobs            the caller's jobs, newest first
 //   GET    /v1/jobs/ID         state, error; when done the proofs and public inputs
 //   GET    /v1/jobs/ID/wait    the same, once the job is finished (long poll, ?timeout_s=)
-//   GET    /v1/jobs/ID/events  server-sent events: "progress" (state, partitions synthesized)
-//                              as it changes, then "done" with the whole job
+//   GET    /v1/jobs/ID/events  server-sent events: "progress" (state, partitions synthesized
+//                              and proved) as it changes, then "done" with the whole job
 //   DELETE /v1/jobs/ID         cancels a queued or running job
 //   GET    /v1/status, /metrics
 //
@@ -101,6 +104,7 @@ struct ServiceOptions {
   std::chrono::seconds shutdown_deadline{60};        // drain(): running jobs get this long
   std::uint64_t max_upload_bytes = std::uint64_t(64) << 30;  // one witness upload
   std::uint64_t max_json_bytes = 1 << 20;                    // one JSON body
+  std::uint64_t max_circuit_file_bytes = std::uint64_t(128) << 30;  // one uploaded circuit file
   unsigned http_threads = 0;  // 0: max(256, 8 × cores); long polls hold one each
   std::chrono::seconds read_timeout{2};
   std::chrono::seconds max_wait{300};  // the longest long poll
@@ -160,6 +164,12 @@ class Service {
 
   // The routes without the transport; each throws ApiError.
   nlohmann::json register_circuit(const std::string& body, const Caller& caller = {});
+  // PUT /v1/circuits/NAME/files/KIND: the file streamed into the spool (`read`, `declared` as
+  // for submit_upload), checked as far as a file alone can be (its kind's layout); the checks
+  // against each other come with the registration.
+  nlohmann::json upload_circuit_file(const std::string& name, const std::string& kind, std::optional<std::uint64_t> declared,
+                                     const std::function<bool(const std::function<bool(const char*, std::size_t)>&)>& read,
+                                     const Caller& caller = {});
   nlohmann::json submit(const std::string& body, const Caller& caller = {});
   nlohmann::json job(const std::string& id, const Caller& caller = {}) const;
   nlohmann::json wait(const std::string& id, std::chrono::milliseconds timeout, const Caller& caller = {});
@@ -193,6 +203,7 @@ class Service {
   };
   std::optional<engine::JobResult> result_of(const LiveJob& j) const;
   engine::JobState state_of(const LiveJob& j) const;
+  std::size_t proved_of(const LiveJob& j) const;
   bool cancel_live(const LiveJob& j);
   void forget_live(const LiveJob& j);
 
@@ -203,6 +214,12 @@ class Service {
   // A circuit from files, checked (counts against counts, without loading the keys), and
   // the loader of its keys.
   std::pair<ServedCircuit, engine::CircuitLoader> load_files(const nlohmann::json& spec) const;
+  // The same for files uploaded under the circuit's name ({"name", "uploaded": [...]}).
+  std::pair<ServedCircuit, engine::CircuitLoader> load_uploaded(const nlohmann::json& spec) const;
+  std::pair<ServedCircuit, engine::CircuitLoader> load_checked_files(std::string name, bool zkey, const std::filesystem::path& key,
+                                                                     const std::filesystem::path& r1cs) const;
+  // Where PUT /v1/circuits/NAME/files/KIND keeps the file.
+  std::filesystem::path uploaded_file(const std::string& name, const std::string& kind) const;
   std::filesystem::path allowed_path(const nlohmann::json& spec, const char* key) const;
   nlohmann::json admit(StoredJob row, const Caller& caller);
   void run(const StoredJob& row);  // hands a stored job to the engine (under nothing)

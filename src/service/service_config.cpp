@@ -64,6 +64,7 @@ void apply_key(ServiceConfig& c, const std::string& key, const toml::node& v, co
   else if (key == "shutdown_deadline") o.shutdown_deadline = parse_duration(text_of(source, v, key));
   else if (key == "max_upload") o.max_upload_bytes = engine::parse_bytes(text_of(source, v, key));
   else if (key == "max_json_body") o.max_json_bytes = engine::parse_bytes(text_of(source, v, key));
+  else if (key == "max_circuit_file") o.max_circuit_file_bytes = engine::parse_bytes(text_of(source, v, key));
   else if (key == "http_threads") o.http_threads = unsigned(count_of(source, v, key));
   else if (key == "read_timeout") o.read_timeout = parse_duration(text_of(source, v, key));
   else if (key == "max_wait") o.max_wait = parse_duration(text_of(source, v, key));

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <tbb/parallel_for.h>
+
 #include "circom/wtns.hpp"
 #include "groth16/packed_witness.hpp"
 
@@ -63,17 +65,47 @@ class File {
   int fd_;
 };
 
-// `count` values from `offset` onto the end of `out`, in blocks (no 4 GB read buffer).
+// `count` values from `offset` onto the end of `out`, in blocks (no 4 GB read buffer), each
+// block converted in parallel: a PoRep partition's ~13M general values are on the daemon's
+// path to the device.
 template <class Values>
 void read_values(const File& f, std::uint64_t offset, std::uint64_t count, Values& out) {
-  constexpr std::uint64_t BLOCK = 1 << 15;
+  constexpr std::uint64_t BLOCK = 1 << 20;
   std::vector<std::uint8_t> buf(std::min(count, BLOCK) * VALUE_BYTES);
+  const std::size_t base = out.size();
+  out.resize(base + count);
   for (std::uint64_t done = 0; done < count;) {
     const std::uint64_t n = std::min(BLOCK, count - done);
     f.read_at(offset + done * VALUE_BYTES, buf.data(), n * VALUE_BYTES);
-    for (std::uint64_t i = 0; i < n; ++i) out.push_back(value_at(buf.data() + i * VALUE_BYTES));
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, n, 1 << 14), [&](const auto& r) {
+      for (std::uint64_t i = r.begin(); i < r.end(); ++i) out[base + done + i] = value_at(buf.data() + i * VALUE_BYTES);
+    });
     done += n;
   }
+}
+
+// A packed partition's bitmaps and general values from `at` into `out` (its capacity kept),
+// with the rank the unpacking and the GPU use.
+void read_packed_aux(const File& f, std::uint64_t at, WitnessShape shape, groth16::PackedWitness& out) {
+  out.num_aux = shape.num_aux;
+  const std::uint64_t words = (shape.num_aux + 63) / 64;
+  out.general.resize(words);
+  out.ones.resize(words);
+  f.read_at(at, out.general.data(), words * 8);
+  f.read_at(at + words * 8, out.ones.data(), words * 8);
+  if constexpr (std::endian::native != std::endian::little) {
+    for (auto* v : {&out.general, &out.ones})
+      for (auto& w : *v) w = load_u64(reinterpret_cast<const std::uint8_t*>(&w));
+  }
+  out.rank.resize(words);
+  std::uint64_t general = 0;
+  for (std::uint64_t w = 0; w < words; ++w) {
+    out.rank[w] = std::uint32_t(general);
+    general += std::uint64_t(std::popcount(out.general[w]));
+  }
+  out.values.clear();
+  out.values.reserve(general);
+  read_values(f, at + 2 * words * 8, general, out.values);
 }
 
 }  // namespace
@@ -246,26 +278,18 @@ void read_uploaded_partition(const std::filesystem::path& file, WitnessFormat fo
     return;
   }
   groth16::PackedWitness packed;
-  packed.num_aux = shape.num_aux;
-  const std::uint64_t words = (shape.num_aux + 63) / 64;
-  packed.general.resize(words);
-  packed.ones.resize(words);
-  f.read_at(aux_at, packed.general.data(), words * 8);
-  f.read_at(aux_at + words * 8, packed.ones.data(), words * 8);
-  if constexpr (std::endian::native != std::endian::little) {
-    for (auto* v : {&packed.general, &packed.ones})
-      for (auto& w : *v) w = load_u64(reinterpret_cast<const std::uint8_t*>(&w));
-  }
-  packed.rank.resize(words);
-  std::uint64_t general = 0;
-  for (std::uint64_t w = 0; w < words; ++w) {
-    packed.rank[w] = std::uint32_t(general);
-    general += std::uint64_t(std::popcount(packed.general[w]));
-  }
-  packed.values.reserve(general);
-  read_values(f, aux_at + 2 * words * 8, general, packed.values);
+  read_packed_aux(f, aux_at, shape, packed);
   out.aux.resize(shape.num_aux);
   groth16::unpack_aux_into(packed, out.aux);
+}
+
+void read_uploaded_packed_partition(const std::filesystem::path& file, WitnessShape shape,
+                                    const std::vector<std::uint64_t>& starts, std::size_t k, groth16::PackedWitness& out) {
+  if (k >= starts.size()) throw std::runtime_error("the spooled witness has no partition " + std::to_string(k));
+  const File f(file);
+  out.inputs.clear();
+  read_values(f, starts[k], shape.num_inputs, out.inputs);
+  read_packed_aux(f, starts[k] + shape.num_inputs * VALUE_BYTES, shape, out);
 }
 
 std::vector<std::uint8_t> encode_packed(const groth16::Witness& w) {

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "groth16/packed_witness.hpp"
 #include "groth16/prover.hpp"
 
 namespace snarkpipe::service {
@@ -87,6 +88,12 @@ void check_wtns(const std::filesystem::path& file, WitnessShape shape);
 // engine/job.hpp). `starts` as UploadChecker::finish returned them.
 void read_uploaded_partition(const std::filesystem::path& file, WitnessFormat format, WitnessShape shape,
                              const std::vector<std::uint64_t>& starts, std::size_t k, groth16::Witness& out);
+
+// Partition `k` of a checked packed upload straight into its packed form (`out` may be a
+// kept witness in a backend's memory): for an engine that takes packed witnesses, no full
+// vector is made.
+void read_uploaded_packed_partition(const std::filesystem::path& file, WitnessShape shape,
+                                    const std::vector<std::uint64_t>& starts, std::size_t k, groth16::PackedWitness& out);
 
 // The packed bytes of one partition (the client side of the packed form).
 std::vector<std::uint8_t> encode_packed(const groth16::Witness& w);

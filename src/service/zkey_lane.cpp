@@ -30,6 +30,12 @@ engine::JobState ZkeyLane::state(std::uint64_t id) const {
   return it == jobs_.end() ? engine::JobState::CANCELLED : it->second.result.state;
 }
 
+std::size_t ZkeyLane::partitions_proved(std::uint64_t id) const {
+  std::lock_guard lock(mu_);
+  const auto it = jobs_.find(id);
+  return it == jobs_.end() ? 0 : it->second.proved;
+}
+
 std::optional<engine::JobResult> ZkeyLane::result(std::uint64_t id) const {
   std::lock_guard lock(mu_);
   const auto it = jobs_.find(id);
@@ -86,6 +92,7 @@ void ZkeyLane::work() {
         error = "partition " + std::to_string(k) + ": " + e.what();
       }
       lock.lock();
+      if (error.empty()) ++job.proved;
     }
     if (job.cancel) {
       job.result.state = engine::JobState::CANCELLED;

@@ -37,6 +37,7 @@ class ZkeyLane {
 
   std::uint64_t submit(Request request);
   engine::JobState state(std::uint64_t id) const;
+  std::size_t partitions_proved(std::uint64_t id) const;  // 0 for an unknown id
   std::optional<engine::JobResult> result(std::uint64_t id) const;  // once finished
   bool cancel(std::uint64_t id);  // true when it was queued or running and now is cancelled
   void forget(std::uint64_t id);
@@ -45,6 +46,7 @@ class ZkeyLane {
   struct Job {
     Request request;
     engine::JobResult result;
+    std::size_t proved = 0;
     bool cancel = false;
   };
   void work();

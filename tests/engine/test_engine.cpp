@@ -271,6 +271,31 @@ TEST(Engine, CancelledRunningJobStopsBeforeItsNextPartition) {
   h.expect_proved(h.engine->wait(h.engine->submit(h.request(1))), 1);
 }
 
+// Progress as the engine finishes each partition: with partition 2's witness held back, the
+// two before it are counted proved, and no more; once it goes on, all of them.
+TEST(Engine, PartitionsProvedCountsEachAsItIsProved) {
+  Harness h("Engine.PartitionsProved");
+  h.start_cpu(small_config(1));
+  snarkpipe::testing::Gate gate;
+  ProofRequest req = h.request(4);
+  req.witness = [&, src = h.circuit.source()](std::size_t k, groth16::Witness& w) {
+    if (k == 2) gate.wait();
+    src(k, w);
+  };
+  const JobId id = h.engine->submit(std::move(req));
+  EXPECT_LE(h.engine->partitions_proved(id), 2u);
+  gate.until_waiting();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (h.engine->partitions_proved(id) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(h.engine->partitions_proved(id), 2u);
+  EXPECT_EQ(h.engine->state(id), JobState::RUNNING);
+  gate.open();
+  h.expect_proved(h.engine->wait(id), 4);
+  EXPECT_EQ(h.engine->partitions_proved(id), 4u);
+  EXPECT_THROW(h.engine->partitions_proved(id + 1000), EngineError);
+}
+
 TEST(Engine, WitnessErrorsFailOnlyTheirJobOnceWithTheCause) {
   Harness h("Engine.WitnessErrors");
   h.start_cpu(small_config(2));

@@ -133,12 +133,26 @@ std::size_t files_in(const fs::path& dir) {
   return n;
 }
 
+// The CPU backend as a GPU's engine sees it: it takes packed witnesses (and unpacks them).
+class PackedCpuProvider final : public engine::BackendProvider {
+ public:
+  std::string kind() const override { return "cpu-packed"; }
+  std::vector<engine::DeviceSpec> devices() const override { return cpu_.devices(); }
+  std::unique_ptr<groth16::ProverBackend> make_backend(const engine::DeviceSpec& d) const override { return cpu_.make_backend(d); }
+  engine::MemoryNeeds needs(const engine::CircuitKeys& keys) const override { return cpu_.needs(keys); }
+  bool packed_witnesses() const override { return true; }
+
+ private:
+  engine::CpuBackendProvider cpu_;
+};
+
 // One daemon: an engine and a service over a state directory, serving on loopback.
 class Daemon {
  public:
-  explicit Daemon(service::ServiceOptions options, engine::EngineConfig config = small_config())
+  explicit Daemon(service::ServiceOptions options, engine::EngineConfig config = small_config(),
+                  std::shared_ptr<engine::BackendProvider> provider = std::make_shared<engine::CpuBackendProvider>())
       : options_(std::move(options)),
-        engine_(std::make_unique<engine::Engine>(config, std::make_shared<engine::CpuBackendProvider>(), [](const std::string&) {})),
+        engine_(std::make_unique<engine::Engine>(config, std::move(provider), [](const std::string&) {})),
         svc_(std::make_unique<service::Service>(*engine_, synthetic_factory(), options_)) {
     port_ = svc_->start("127.0.0.1", 0);
     svc_->wait_ready();
@@ -163,6 +177,7 @@ class Daemon {
     if (!token_.empty()) headers.emplace("Authorization", "Bearer " + token_);
     httplib::Result r = method == "GET"      ? client_->Get(path.c_str(), headers)
                         : method == "DELETE" ? client_->Delete(path.c_str(), headers)
+                        : method == "PUT"    ? client_->Put(path.c_str(), headers, body, content_type.c_str())
                                              : client_->Post(path.c_str(), headers, body, content_type.c_str());
     if (!r) {
       ADD_FAILURE() << method << " " << path << ": no response";
@@ -352,6 +367,30 @@ TEST_F(DaemonTest, UploadedWitnessesInEveryFormatProve) {
   // Finished jobs' witnesses leave the spool; their proofs stay.
   EXPECT_EQ(files_in(d().state_dir() / "witnesses"), 0u);
   EXPECT_EQ(files_in(d().state_dir() / "proofs"), 3u);
+}
+
+// On an engine that takes packed witnesses and checks none (a GPU's, in production), a packed
+// upload goes to it as it is: no full witness buffer is made, and the proofs verify.
+TEST(DaemonPacked, PackedUploadsReachAPackedEngineWithoutAFullWitness) {
+  engine::EngineConfig c = small_config();
+  c.check_witness = false;
+  Daemon d(options_in(fresh_dir("packed")), c, std::make_shared<PackedCpuProvider>());
+  const std::uint64_t seed = test_seed("packed engine");
+  const std::string name = d.register_synthetic(260, 2, seed);
+  const groth16::Witness a = synthetic_witness(260, 2, seed);
+  std::vector<std::uint8_t> two = service::encode_packed(a);
+  two.insert(two.end(), two.begin(), two.end());
+  const auto [status, body] = d.upload("circuit=" + percent_encoded(name) + "&format=packed&partitions=2", two);
+  ASSERT_EQ(status, 200) << body.dump();
+  const json done = d.wait_done(body["id"].get<std::uint64_t>());
+  expect_proofs_verify(done, d.served_vk(name), 2);
+  EXPECT_EQ(publics_of(done["public_inputs"][1]), std::vector<ff::Fr>(a.inputs.begin() + 1, a.inputs.end()));
+  EXPECT_EQ(d.engine().stats().buffers_created, 0u) << "a full witness buffer was made for a packed upload";
+  // Other forms still reach it, unpacked into a buffer and packed by the engine.
+  const auto full = d.upload("circuit=" + percent_encoded(name) + "&format=assignment", assignment_bytes(a));
+  ASSERT_EQ(full.first, 200) << full.second.dump();
+  expect_proofs_verify(d.wait_done(full.second["id"].get<std::uint64_t>()), d.served_vk(name), 1);
+  EXPECT_GE(d.engine().stats().buffers_created, 1u);
 }
 
 // Uploads that break their format, do not fit the circuit or exceed a limit are refused
@@ -682,7 +721,7 @@ TEST_F(DaemonTest, WaitAnswersWhenTheJobFinishes) {
 
 // Server-sent events: progress as the partitions are synthesized, then the finished job.
 TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
-  const std::string name = d().register_synthetic(1500, 2, test_seed("events"));
+  const std::string name = d().register_synthetic(12000, 2, test_seed("events"));
   const std::uint64_t id = d().submit({{"circuit", name}, {"partitions", 6}});
   httplib::Client c("127.0.0.1", d().port());
   c.set_read_timeout(60, 0);
@@ -702,15 +741,27 @@ TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
     at = end;
   }
   ASSERT_GE(events.size(), 2u) << stream;
-  std::size_t synthesized = 0;
+  std::size_t synthesized = 0, proved = 0;
+  std::set<std::size_t> proved_seen;
   for (std::size_t i = 0; i + 1 < events.size(); ++i) {
     EXPECT_EQ(events[i].first, "progress");
     const std::size_t now = events[i].second.value("partitions_synthesized", std::size_t(0));
+    const std::size_t now_proved = events[i].second.value("partitions_proved", std::size_t(0));
     EXPECT_GE(now, synthesized);
+    EXPECT_GE(now_proved, proved);
+    EXPECT_LE(now_proved, now);  // a partition is proved only after its witness is loaded
+    EXPECT_LE(now_proved, 6u);
     synthesized = now;
+    proved = now_proved;
+    if (events[i].second.contains("partitions_proved")) proved_seen.insert(now_proved);
   }
+  // Partitions are reported as each is proved, not only at the end: the stream shows counts
+  // between none and all (each partition here takes far longer than the stream's 100 ms poll).
+  EXPECT_TRUE(std::any_of(proved_seen.begin(), proved_seen.end(), [](std::size_t n) { return n > 0 && n < 6; })) << stream;
   EXPECT_EQ(events.back().first, "done");
+  EXPECT_EQ(events.back().second.value("partitions_proved", 0), 6);
   expect_proofs_verify(events.back().second, d().served_vk(name), 6);
+  EXPECT_EQ(d().call("GET", "/v1/jobs/" + std::to_string(id)).second.value("partitions_proved", 0), 6);
   EXPECT_EQ(d().call("GET", "/v1/jobs/999/events").first, 404);
 }
 
@@ -846,7 +897,9 @@ TEST(DaemonAccess, TokensAreCheckedAndLimitsHold) {
     httplib::Client c("127.0.0.1", d.port());
     httplib::Headers h;
     if (!auth.empty()) h.emplace("Authorization", auth);
-    const httplib::Result r = method == "GET" ? c.Get(path.c_str(), h) : c.Post(path.c_str(), h, body, "application/json");
+    const httplib::Result r = method == "GET"   ? c.Get(path.c_str(), h)
+                              : method == "PUT" ? c.Put(path.c_str(), h, body, "application/octet-stream")
+                                                : c.Post(path.c_str(), h, body, "application/json");
     EXPECT_TRUE(r);
     if (r && r->status == 401) {
       EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Bearer");
@@ -863,6 +916,11 @@ TEST(DaemonAccess, TokensAreCheckedAndLimitsHold) {
   EXPECT_EQ(status_with("", "POST", "/v1/jobs", "{}"), 401);
   EXPECT_EQ(status_with("", "GET", "/v1/status"), 200);  // health checks need no token
   EXPECT_EQ(status_with("Bearer " + user_secret, "POST", "/v1/circuits", R"({"type": "synthetic"})"), 403);
+  // Circuit files are uploaded by admin tokens only, and nothing of a refused one is kept.
+  EXPECT_EQ(status_with("", "PUT", "/v1/circuits/x/files/params", "not a key"), 401);
+  EXPECT_EQ(status_with("Bearer " + user_secret, "PUT", "/v1/circuits/x/files/params", "not a key"), 403);
+  EXPECT_EQ(status_with("Bearer " + admin_secret, "PUT", "/v1/circuits/x/files/params", "not a key"), 400);
+  EXPECT_EQ(files_in(d.state_dir() / "incoming"), 0u);
 
   const std::uint64_t seed = test_seed("auth");
   d.set_token(admin_secret);
@@ -929,6 +987,172 @@ TEST(DaemonFiles, CircuitsRegisterFromFilesByPath) {
   EXPECT_EQ(d.call("GET", "/v1/circuits/mine").second["vk"], served["vk"]);
 }
 
+// A client connected to the daemon's port on loopback, speaking raw HTTP (to break off mid-body).
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(std::uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() - t0 > limit) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// Circuits uploaded (PUT .../files/KIND, then POST naming the uploads): streamed into the
+// spool, refused when truncated, oversized, of the wrong kind, broken off or mismatched,
+// leaving nothing behind; a registered one proves, and is restored at the next start.
+TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
+  const fs::path dir = fresh_dir("uploaded");
+  const std::uint64_t seed = test_seed("uploaded circuit");
+  const auto keys = engine::record_and_setup("u", std::make_shared<gadgets::SyntheticCircuit>(230, 2, seed))();
+  const auto other = engine::record_and_setup("o", std::make_shared<gadgets::SyntheticCircuit>(230, 3, seed))();
+  groth16::write_params((dir / "c.params").string(), keys->pk);
+  circuit::write_r1cs(dir / "c.snkr1cs", keys->r1cs);
+  circuit::write_r1cs(dir / "other.snkr1cs", other->r1cs);
+  const std::vector<std::uint8_t> params = read_bytes(dir / "c.params"), r1cs = read_bytes(dir / "c.snkr1cs"),
+                                  other_r1cs = read_bytes(dir / "other.snkr1cs");
+  service::ServiceOptions o = options_in(dir / "state");
+  o.circuit_roots = {dir / "nowhere"};  // by path, nothing here registers: uploads need no root
+  o.max_circuit_file_bytes = std::max(params.size(), r1cs.size());
+  const fs::path uploads = dir / "state" / "circuits" / "uploads";
+  const auto put = [](Daemon& d, const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    return d.call("PUT", path, std::string(bytes.begin(), bytes.end()), "application/octet-stream");
+  };
+  const auto nothing_left = [&] {
+    EXPECT_EQ(files_in(dir / "state" / "incoming"), 0u);
+    EXPECT_TRUE(!fs::exists(uploads) || files_in(uploads) == 0u);
+  };
+  json served;
+  {
+    Daemon d(o);
+    auto refused = [&](int want, const std::string& path, const std::vector<std::uint8_t>& bytes, const std::string& says) {
+      SCOPED_TRACE(path + " expecting " + says);
+      const auto [status, body] = put(d, path, bytes);
+      EXPECT_EQ(status, want) << body.dump();
+      EXPECT_NE(body.value("error", "").find(says), std::string::npos) << body.dump();
+    };
+    refused(400, "/v1/circuits/up/files/params", std::vector<std::uint8_t>(params.begin(), params.end() - 100), "truncated");
+    refused(400, "/v1/circuits/up/files/r1cs", std::vector<std::uint8_t>(r1cs.begin(), r1cs.begin() + r1cs.size() / 2), "r1cs");
+    refused(400, "/v1/circuits/up/files/r1cs", params, "neither");
+    refused(400, "/v1/circuits/up/files/zkey", r1cs, "zkey");
+    refused(404, "/v1/circuits/up/files/wasm", r1cs, "kind");
+    std::vector<std::uint8_t> oversized(o.max_circuit_file_bytes + 1, 0x5a);
+    refused(413, "/v1/circuits/up/files/params", oversized, "limit");
+    // Chunked, so only the bytes tell: refused once past the limit (or the connection closed on it).
+    {
+      httplib::Client c("127.0.0.1", d.port());
+      std::size_t sent = 0;
+      const httplib::Result r = c.Put(
+          "/v1/circuits/up/files/params",
+          [&](std::size_t, httplib::DataSink& sink) {
+            if (sent >= oversized.size()) {
+              sink.done();
+              return true;
+            }
+            const std::size_t n = std::min<std::size_t>(4096, oversized.size() - sent);
+            sent += n;
+            return sink.write(reinterpret_cast<const char*>(oversized.data() + sent - n), n);
+          },
+          "application/octet-stream");
+      if (r) {
+        EXPECT_EQ(r->status, 413) << r->body;
+      }
+    }
+    nothing_left();
+    // A client that goes away mid-upload: the partial file is dropped.
+    {
+      const int fd = connect_loopback(d.port());
+      ASSERT_GE(fd, 0);
+      const std::string head = "PUT /v1/circuits/up/files/params HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                               "Content-Length: " + std::to_string(params.size()) + "\r\n\r\n";
+      ASSERT_EQ(::send(fd, head.data(), head.size(), 0), ssize_t(head.size()));
+      ASSERT_EQ(::send(fd, params.data(), params.size() / 2, 0), ssize_t(params.size() / 2));
+      EXPECT_TRUE(wait_until([&] { return files_in(dir / "state" / "incoming") == 1; }, std::chrono::seconds(5)));
+      ::close(fd);
+      EXPECT_TRUE(wait_until([&] { return files_in(dir / "state" / "incoming") == 0; }, std::chrono::seconds(10)));
+    }
+    nothing_left();
+    EXPECT_EQ(d.call("GET", "/v1/status").first, 200);
+
+    // By path it is refused (outside the roots); uploaded it registers.
+    EXPECT_EQ(d.call("POST", "/v1/circuits", json{{"name", "up"}, {"params", (dir / "c.params").string()}, {"r1cs", (dir / "c.snkr1cs").string()}}.dump()).first, 403);
+    const auto uploaded = put(d, "/v1/circuits/up/files/params", params);
+    ASSERT_EQ(uploaded.first, 200) << uploaded.second.dump();
+    EXPECT_EQ(uploaded.second.value("bytes", 0u), params.size());
+    EXPECT_EQ(uploaded.second.value("sha256", ""), service::sha256_hex(std::string(params.begin(), params.end())));
+    const std::string upload_body = json{{"name", "up"}, {"uploaded", {"params", "r1cs"}}}.dump();
+    const auto early = d.call("POST", "/v1/circuits", upload_body);
+    EXPECT_EQ(early.first, 400);
+    EXPECT_NE(early.second.value("error", "").find("no uploaded r1cs"), std::string::npos) << early.second.dump();
+    // The wrong circuit's r1cs does not fit the key: refused at registration.
+    ASSERT_EQ(put(d, "/v1/circuits/up/files/r1cs", other_r1cs).first, 200);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", upload_body).first, 400);
+    EXPECT_EQ(d.call("GET", "/v1/circuits/up").first, 404);
+    // Uploaded again, the right one replaces it.
+    ASSERT_EQ(put(d, "/v1/circuits/up/files/r1cs", r1cs).first, 200);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", json{{"name", "up"}, {"uploaded", {"params"}}}.dump()).first, 400);
+    const auto reg = d.call("POST", "/v1/circuits", upload_body);
+    ASSERT_EQ(reg.first, 200) << reg.second.dump();
+    EXPECT_EQ(reg.second.value("created", false), true);
+    EXPECT_EQ(d.call("POST", "/v1/circuits", upload_body).second.value("created", true), false);
+    EXPECT_EQ(put(d, "/v1/circuits/up/files/r1cs", r1cs).first, 409);  // in use now
+    const auto pvk = d.served_vk("up", &served);
+    EXPECT_EQ(pvk.ic, keys->pk.vk.ic);
+    const groth16::Witness w = synthetic_witness(230, 2, seed);
+    const auto job = d.upload("circuit=up&format=packed", service::encode_packed(w));
+    ASSERT_EQ(job.first, 200) << job.second.dump();
+    expect_proofs_verify(d.wait_done(job.second["id"]), pvk, 1);
+    EXPECT_EQ(files_in(dir / "state" / "incoming"), 0u);
+  }
+  // Restored at the next start from the spool's copies.
+  Daemon d(o);
+  EXPECT_EQ(d.call("GET", "/v1/circuits/up").second["vk"], served["vk"]);
+  const groth16::Witness w = synthetic_witness(230, 2, seed);
+  const auto job = d.upload("circuit=up&format=wtns", wtns_bytes(w, dir));
+  ASSERT_EQ(job.first, 200) << job.second.dump();
+  expect_proofs_verify(d.wait_done(job.second["id"]), d.served_vk("up"), 1);
+}
+
+// The client side of uploads (snarkpipe register --upload): files streamed from disk, then
+// registered by what was uploaded; the same files again change nothing.
+TEST(DaemonFiles, TheClientUploadsAndRegistersACircuit) {
+  const fs::path dir = fresh_dir("client-upload");
+  const std::uint64_t seed = test_seed("client upload");
+  const auto keys = engine::record_and_setup("c", std::make_shared<gadgets::SyntheticCircuit>(190, 1, seed))();
+  groth16::write_params((dir / "k.params").string(), keys->pk);
+  circuit::write_r1cs(dir / "k.snkr1cs", keys->r1cs);
+  Daemon d(options_in(dir / "state"));
+  service::Client client("http://127.0.0.1:" + std::to_string(d.port()), "");
+  const json params = client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
+  EXPECT_EQ(params.value("bytes", 0u), fs::file_size(dir / "k.params"));
+  client.upload_circuit_file("from-client", "r1cs", (dir / "k.snkr1cs").string());
+  EXPECT_EQ(client.register_circuit({{"name", "from-client"}, {"uploaded", {"params", "r1cs"}}}).value("created", false), true);
+  try {
+    client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
+    ADD_FAILURE() << "a registered circuit's file was replaced";
+  } catch (const service::ClientError& e) {
+    EXPECT_EQ(e.status(), 409) << e.what();
+  }
+  const auto pvk = d.served_vk("from-client");
+  EXPECT_EQ(pvk.ic, keys->pk.vk.ic);
+  const groth16::Witness w = synthetic_witness(190, 1, seed);
+  const auto job = d.upload("circuit=from-client&format=assignment", assignment_bytes(w));
+  ASSERT_EQ(job.first, 200) << job.second.dump();
+  expect_proofs_verify(d.wait_done(job.second["id"]), pvk, 1);
+}
+
 // docs/openapi.json describes exactly the routes the daemon serves, and each is there.
 TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   std::ifstream in(std::string(SNARKPIPE_SOURCE_DIR) + "/docs/openapi.json");
@@ -948,11 +1172,13 @@ TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   for (const std::string& route : served) {
     const auto space = route.find(' ');
     std::string method = route.substr(0, space), path = route.substr(space + 1);
-    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")}, {std::string("{name}"), std::string("x")}})
+    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")}, {std::string("{name}"), std::string("x")},
+                                      {std::string("{kind}"), std::string("params")}})
       if (const auto at = path.find(tmpl); at != std::string::npos) path.replace(at, tmpl.size(), value);
     httplib::Client c("127.0.0.1", d().port());
     const httplib::Result r = method == "GET"      ? c.Get(path.c_str())
                               : method == "DELETE" ? c.Delete(path.c_str())
+                              : method == "PUT"    ? c.Put(path.c_str(), "", "application/octet-stream")
                                                    : c.Post(path.c_str(), "{}", "application/json");
     ASSERT_TRUE(r) << route;
     EXPECT_EQ(r->body.find("no route"), std::string::npos) << route << ": " << r->body;
