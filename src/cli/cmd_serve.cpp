@@ -18,6 +18,7 @@
 
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
+#include "cuda/zkey_prover.hpp"
 #include "engine/config.hpp"
 
 #ifdef SNARKPIPE_HAVE_SERVICE
@@ -32,6 +33,26 @@
 namespace snarkpipe::cli {
 
 namespace {
+
+// .zkey circuits on the GPU: the last key proved stays on the device (a job's partitions and
+// the next job of the same circuit reuse it); another key replaces it, so the lane holds one
+// zkey's device memory beside the engine's. Called from the lane's one worker thread only.
+service::ZkeyProve gpu_zkey_prove() {
+  struct Resident {
+    std::shared_ptr<const circom::ZkeyProver> key;  // kept alive while its device copy is
+    std::unique_ptr<cuda::GpuZkeyProver> gpu;
+  };
+  auto resident = std::make_shared<Resident>();
+  return [resident](const std::shared_ptr<const circom::ZkeyProver>& key, std::span<const ff::Fr> witness) {
+    if (resident->key != key) {
+      resident->gpu.reset();  // its device memory first
+      resident->key.reset();
+      resident->gpu = std::make_unique<cuda::GpuZkeyProver>(*key);  // may throw: nothing resident then
+      resident->key = key;
+    }
+    return resident->gpu->prove_checked(witness, groth16::ProverRandomness::random());
+  };
+}
 
 struct ServeOptions {
   std::string listen;  // empty: service.listen (127.0.0.1:8080)
@@ -175,6 +196,7 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   engine::Engine eng(config, std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend)));
+  if (config.backend == "cuda") sc.options.zkey_prove = gpu_zkey_prove();
   const std::uint64_t max_constraints = parse_size(sc.max_constraints);
   service::Service svc(eng,
                        {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },

@@ -112,6 +112,7 @@ struct ServiceOptions {
   // Where POST /v1/circuits may read files by path; empty: anywhere the daemon can read.
   std::vector<std::filesystem::path> circuit_roots;
   std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
+  ZkeyProve zkey_prove;            // how .zkey circuits are proved; empty: on the CPU (zkey_lane.hpp)
 };
 
 // A refusal: the HTTP status and the reason the client reads.

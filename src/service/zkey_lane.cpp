@@ -2,7 +2,12 @@
 
 namespace snarkpipe::service {
 
-ZkeyLane::ZkeyLane() : worker_([this] { work(); }) {}
+ZkeyLane::ZkeyLane(ZkeyProve prove)
+    : prove_(prove ? std::move(prove)
+                   : ZkeyProve([](const std::shared_ptr<const circom::ZkeyProver>& key, std::span<const ff::Fr> w) {
+                       return key->prove_checked(w, groth16::ProverRandomness::random());
+                     })),
+      worker_([this] { work(); }) {}
 
 ZkeyLane::~ZkeyLane() {
   {
@@ -87,7 +92,7 @@ void ZkeyLane::work() {
         r.witness(k, w);
         std::vector<ff::Fr> z(w.inputs);
         z.insert(z.end(), w.aux.begin(), w.aux.end());
-        proofs.push_back(r.prover->prove_checked(z, groth16::ProverRandomness::random()));
+        proofs.push_back(prove_(r.prover, z));
       } catch (const std::exception& e) {
         error = "partition " + std::to_string(k) + ": " + e.what();
       }

@@ -1,8 +1,9 @@
 // Jobs for snarkjs keys (.zkey): the engine proves bellperson-layout keys only (its H query
 // is bellperson's coset basis, a zkey's is snarkjs's Lagrange basis at odd points, see
-// circom/prover.hpp), so a circuit registered from a .zkey is proved here, on the CPU, by
-// circom::ZkeyProver::prove_checked (every proof verified before it is returned), one job at
-// a time in priority order. The same surface as the engine's jobs (state, result, cancel,
+// circom/prover.hpp), so a circuit registered from a .zkey is proved here, one job at a time
+// in priority order, by the lane's ZkeyProve: on the CPU circom::ZkeyProver::prove_checked, on
+// a GPU daemon cuda::GpuZkeyProver with the key kept on the device between proofs (set by
+// `snarkpipe serve`). Either verifies every proof before it is returned. The same surface as the engine's jobs (state, result, cancel,
 // forget), so the service tracks both alike.
 #pragma once
 
@@ -14,12 +15,18 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "circom/prover.hpp"
 #include "engine/job.hpp"
 
 namespace snarkpipe::service {
+
+// Proves one witness (circom's wire values, ONE first) under `key`, verified, or throws. (A
+// shared key, so a prover may keep it, and its device copy, between calls.)
+using ZkeyProve =
+    std::function<groth16::Proof(const std::shared_ptr<const circom::ZkeyProver>& key, std::span<const ff::Fr> witness)>;
 
 class ZkeyLane {
  public:
@@ -30,7 +37,8 @@ class ZkeyLane {
     engine::WitnessSource witness;  // fills partition k (inputs with ONE first, then aux)
   };
 
-  ZkeyLane();
+  // Empty `prove`: the CPU zkey prover.
+  explicit ZkeyLane(ZkeyProve prove = {});
   ~ZkeyLane();  // cancels what is left ("the daemon shut down") and joins its worker
   ZkeyLane(const ZkeyLane&) = delete;
   ZkeyLane& operator=(const ZkeyLane&) = delete;
@@ -50,6 +58,7 @@ class ZkeyLane {
     bool cancel = false;
   };
   void work();
+  ZkeyProve prove_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
