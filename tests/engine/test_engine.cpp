@@ -51,7 +51,7 @@ class Harness {
                                                                                     host_working, packed));
   }
   ProofRequest request(std::size_t partitions, Priority p = Priority::NORMAL, std::string key = "") const {
-    return {"tiny", circuit.source(), partitions, p, std::move(key)};
+    return {"tiny", circuit.source(), partitions, p, std::move(key), {}};
   }
   // The result is DONE with `partitions` proofs, each of which verifies on its own.
   void expect_proved(const JobResult& r, std::size_t partitions) const {
@@ -540,7 +540,7 @@ TEST(Engine, IdempotencyKeysNameOneJob) {
   const JobId c = h.engine->submit(h.request(1, Priority::NORMAL, "sector-7"));
   EXPECT_GT(c, unkeyed2);
   h.expect_proved(h.engine->wait(c), 1);
-  EXPECT_THROW(h.engine->submit({"unknown", h.circuit.source(), 1, Priority::NORMAL, ""}), EngineError);
+  EXPECT_THROW(h.engine->submit({"unknown", h.circuit.source(), 1, Priority::NORMAL, "", {}}), EngineError);
 }
 
 TEST(Engine, OneStartAtATimePerDevicePartitionsSpreadAcrossDevices) {
@@ -572,7 +572,7 @@ void evict_idle_circuits(bool packed) {
   h.start_scripted(c, 1, device, 1 << 20, false, packed);
   h.engine->circuits().add("small", [k = small.keys] { return k; });
 
-  const JobResult first = h.engine->wait(h.engine->submit({"small", small.source(), 4, Priority::NORMAL, ""}));
+  const JobResult first = h.engine->wait(h.engine->submit({"small", small.source(), 4, Priority::NORMAL, "", {}}));
   ASSERT_EQ(first.state, JobState::DONE) << first.error;
   EXPECT_EQ(h.engine->circuits().resident(), std::vector<std::string>{"small"});
   EXPECT_GE(h.engine->stats().buffers_idle, packed ? 1u : 2u);

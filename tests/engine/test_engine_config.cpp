@@ -120,10 +120,10 @@ TEST(EngineConfig, Sizes) {
   EXPECT_THROW(parse_bytes("-1"), ConfigError);
   EXPECT_EQ(format_bytes(3 * GiB / 2), "1.50 GiB");
   // Counts (base/sizes.hpp), the CLI's --constraints and friends.
-  EXPECT_EQ(base::parse_count("4096"), 4096u);
-  EXPECT_EQ(base::parse_count("2^27"), std::uint64_t(1) << 27);
+  EXPECT_EQ(snarkpipe::base::parse_count("4096"), 4096u);
+  EXPECT_EQ(snarkpipe::base::parse_count("2^27"), std::uint64_t(1) << 27);
   for (const char* bad : {"", "2^41", "2^", "2^3x", "-1", "+5", "12k", "0x10"})
-    EXPECT_THROW(base::parse_count(bad), std::invalid_argument) << bad;
+    EXPECT_THROW(snarkpipe::base::parse_count(bad), std::invalid_argument) << bad;
 }
 
 TEST(EngineConfig, TheExampleFileParses) {
