@@ -20,7 +20,8 @@ const std::vector<Migration>& migrations() {
   started timestamptz NOT NULL,
   heartbeat timestamptz NOT NULL,
   memory_budget_bytes bigint NOT NULL CHECK (memory_budget_bytes >= 0),
-  version text NOT NULL
+  version text NOT NULL,
+  clock_offset_ms bigint  -- the host's wall clock minus the database's, at its last heartbeat
 ))sql",
            // A job's witness is in the row (witness_inline, up to the submitter's limit) or on a
            // path every host can read (witness_path), never both. priority: larger runs first.
