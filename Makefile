@@ -6,7 +6,8 @@ JOBS ?= $(shell nproc)
 # Debian packages the build needs (checked with dpkg, installed with apt-get when missing).
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
                 libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev \
-                nlohmann-json3-dev libssl-dev libtomlplusplus-dev libcpp-httplib-dev libsqlite3-dev
+                nlohmann-json3-dev libssl-dev libtomlplusplus-dev libcpp-httplib-dev libsqlite3-dev \
+                postgresql libpq-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test bench install clean

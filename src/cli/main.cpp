@@ -12,6 +12,7 @@
 
 namespace snarkpipe::cli {
 std::vector<Command> register_client_commands(CLI::App& app);  // cmd_client.cpp: submit, jobs, cancel, register
+std::vector<Command> register_cluster_commands(CLI::App& app);  // cmd_cluster.cpp: cluster status
 }
 
 namespace {
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
                       snarkpipe::cli::register_synthetic_commands, snarkpipe::cli::register_workload_commands,
                       snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands,
                       snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands,
-                      snarkpipe::cli::register_client_commands,
+                      snarkpipe::cli::register_client_commands, snarkpipe::cli::register_cluster_commands,
                       snarkpipe::cli::register_soak_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
