@@ -81,6 +81,9 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
       (void)proof;
       std::printf("%s: a proof with the converted key verifies\n", o.wtns.c_str());
     }
+    if (o.wtns.empty())
+      std::printf("note: a zkey holds no C matrix, so %s's C was not checked against the key (A and B were); "
+                  "--wtns W proves once to check it\n", o.circom_r1cs.c_str());
     groth16::write_params(o.params, converted.pk);
     std::printf("wrote %s\n", o.params.c_str());
     if (!o.vk.empty()) {

@@ -144,6 +144,25 @@ TEST(ZkeyConvert, ProofsVerifyUnderTheOriginalVerifyingKey) {
   std::filesystem::remove(params_path);
 }
 
+TEST(ZkeyConvert, AnotherCMatrixPassesTheCheckButItsProofsFail) {
+  // The zkey holds no C: a circuit with the zkey's A and B and another C converts, and only a
+  // proof shows it is wrong (what `convert --wtns` does).
+  ff::SeededRng rng(test_seed("ZkeyConvert.AnotherCMatrixPassesTheCheckButItsProofsFail"));
+  Fixture f = make(rng);
+  CircomR1cs other_c = f.circuit.circuit;
+  ASSERT_GT(other_c.r1cs.c.nnz(), 0u);
+  other_c.r1cs.c.val[rng.next_u64() % other_c.r1cs.c.nnz()] += Fr::one();
+  const ConvertedZkey wrong = convert_zkey(Zkey(f.zkey), other_c, {});
+  const ConvertedZkey right = convert_zkey(Zkey(f.zkey), f.circuit.circuit, {});
+  const groth16::Witness w = split(f.circuit.witness, right.r1cs.num_inputs);
+  const std::vector<Fr> publics(w.inputs.begin() + 1, w.inputs.end());
+  const auto pvk = groth16::PreparedVerifyingKey::from(f.zkey.vk);
+  const groth16::ProverRandomness rs{nonzero(rng), nonzero(rng)};
+  EXPECT_TRUE(groth16::verify(pvk, groth16::prove(right.pk, right.r1cs, w, rs), publics));
+  EXPECT_FALSE(groth16::verify(pvk, groth16::prove(wrong.pk, wrong.r1cs, w, rs), publics));
+  EXPECT_THROW(groth16::prove_checked(wrong.pk, wrong.r1cs, w, rs), groth16::ProverError);
+}
+
 TEST(ZkeyConvert, RefusesAnotherCircuitNamingFileAndField) {
   ff::SeededRng rng(test_seed("ZkeyConvert.RefusesAnotherCircuitNamingFileAndField"));
   Fixture f = make(rng);
