@@ -28,7 +28,8 @@
 //   (ζ^m = −1). Hence
 //        h_j = Σ_i −2·ζ^{(2i+1)j}·H_i = −2·ζ^j · Σ_i ω'^{ij}·H_i,
 //   a size-m DFT of the H points (with ω' = ζ²) followed by a scaling: m/2·log2(m) scalar
-//   multiplications by twiddles, each ~210 point operations with the G1 endomorphism.
+//   multiplications by twiddles, each ~210 point operations with the G1 endomorphism (on the
+//   2-core development machine under load: 2.4 s at 2^12, 60 s at 2^16, 29.5 min at 2^20).
 //
 // Errors: ZkeyConvertError names the file and the field where zkey and circuit disagree (signal
 // and public counts, domain size, a coefficient of A or B, a point that exists in one and not in

@@ -29,13 +29,14 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
   auto* c = app.add_subcommand("convert", "Turn a snarkjs .zkey (its ceremony kept) into a bellperson .params/.vk and a .snkr1cs");
   c->footer(
       "The verifying key is the zkey's own points, so proofs made with the converted key (`snarkpipe prove --params\n"
-      "P.params --r1cs C.snkr1cs --wtns W`, on the CPU or the GPU) verify under the original verification_key.json.\n"
+      "P.params --r1cs C.snkr1cs --wtns W`, any backend) verify under the original verification_key.json.\n"
       "A, B1, B2, C (as l) and IC are copied; the recorded circuit holds the circom rows where bellperson's domain\n"
       "evaluates snarkjs's (its roots of unity differ); C's matrix comes from --circom-r1cs, which must be the circuit\n"
       "the zkey was made for (its A and B are checked against the zkey; C is not in a zkey: --wtns proves once to\n"
       "check it). bellperson's h query is rebuilt from snarkjs's H section by a DFT over G1 points: m/2*log2(m)\n"
-      "scalar multiplications, measured on a 2-core machine at 1.9 s for 2^12 and 44 s for 2^16 rows (about 15 min\n"
-      "extrapolated for 2^20; it scales as m*log m divided by the cores).\n"
+      "scalar multiplications (two 128-bit halves each, by the G1 endomorphism), on all cores. Measured on the\n"
+      "2-core development machine while other builds ran (load 5-8): 2.4 s at 2^12 rows, 60 s at 2^16, 29.5 min at\n"
+      "2^20 (20 min of CPU time: about 10 min with both cores free); it grows as m*log2(m). A progress line per step.\n"
       "Example: snarkpipe convert --zkey circuit.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk \\\n"
       "           --r1cs c.snkr1cs --wtns witness.wtns --vk-json verification_key.json");
   c->add_option("--zkey", o->zkey, "snarkjs Groth16 key (BLS12-381)")->required()->check(CLI::ExistingFile);
