@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 
 #include "circom/prover.hpp"
 #include "poly/domain.hpp"

@@ -1,5 +1,6 @@
 // convert: a snarkjs Groth16 key (.zkey) and its circom circuit become a bellperson key (.params,
 // .vk) and a recorded circuit (.snkr1cs), the ceremony kept (circom/zkey_convert.hpp).
+#include <bit>
 #include <cstdio>
 #include <memory>
 
