@@ -37,6 +37,7 @@ void add_prove_command(CLI::App& app, std::vector<Command>& cmds);
 void add_verify_command(CLI::App& app, std::vector<Command>& cmds);
 void add_export_vk_command(CLI::App& app, std::vector<Command>& cmds);
 void add_import_r1cs_command(CLI::App& app, std::vector<Command>& cmds);
+void add_convert_command(CLI::App& app, std::vector<Command>& cmds);
 void add_export_circuit_command(CLI::App& app, std::vector<Command>& cmds);
 void add_test_ptau_command(CLI::App& app, std::vector<Command>& cmds);
 void add_inspect_command(CLI::App& app, std::vector<Command>& cmds);

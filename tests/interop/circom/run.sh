@@ -7,7 +7,8 @@
 #   snarkpipe's proofs (--zkey) verified by snarkjs and snarkpipe; snarkjs's proofs verified
 #   by snarkpipe; a tampered proof and a tampered public input rejected by both;
 #   snarkpipe's own setup and prover on the imported .r1cs, exported as snarkjs JSON and
-#   verified by snarkjs; snarkpipe's vk.json export equal to snarkjs's.
+#   verified by snarkjs; snarkpipe's vk.json export equal to snarkjs's; snarkjs's key converted
+#   (`snarkpipe convert`) and the bellperson prover's proof under it accepted by snarkjs.
 # Usage: run.sh SNARKPIPE INTEROP_DIR WORK_DIR   (WORK_DIR keeps the files for test_circom_files)
 set -u
 SNARKPIPE="$1"
@@ -67,6 +68,13 @@ circuit() {
   [ $? != 0 ] || fail "$name: --backend bogus accepted"
   snarkjs groth16 prove k.zkey w.wtns sj_proof.json sj_public.json || fail "$name: snarkjs prove"
   "$SNARKPIPE" verify --format snarkjs vk.json sj_public.json sj_proof.json > /dev/null || fail "$name: snarkpipe rejected snarkjs's proof"
+  # snarkjs's key converted to bellperson's (the ceremony kept): the bellperson prover's proof
+  # under it is accepted by snarkjs under the original vk.json.
+  "$SNARKPIPE" convert --zkey k.zkey --circom-r1cs main.r1cs --params cv.params --vk cv.vk --r1cs cv.snkr1cs \
+    --wtns w.wtns --vk-json vk.json > convert.log 2>&1 || fail "$name: convert ($(tail -2 convert.log))"
+  "$SNARKPIPE" prove --params cv.params --r1cs cv.snkr1cs --wtns w.wtns --backend cpu --format snarkjs \
+    --proof cv_proof.json --public cv_public.json > prove.log 2>&1 || fail "$name: prove with the converted key ($(tail -2 prove.log))"
+  snarkjs groth16 verify vk.json cv_public.json cv_proof.json || fail "$name: snarkjs rejected the converted key's proof"
   node -e 'const [a, b] = process.argv.slice(1).map(f => JSON.stringify(JSON.parse(require("fs").readFileSync(f))));
            process.exit(a === b ? 0 : 1)' sp_public.json sj_public.json || fail "$name: public signals differ"
 

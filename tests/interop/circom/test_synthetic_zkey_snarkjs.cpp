@@ -4,7 +4,8 @@
 // verification_key.json, and accepts snarkpipe's CPU prover's proof; tampered inputs are
 // refused, so none of these checks passes vacuously. And for the same τ, α, β (a powers of
 // tau made from them) with γ = δ = 1, snarkpipe's key is snarkjs's `groth16 setup` key byte
-// for byte, sections 1-9 in the same order. Skips without node or snarkjs.
+// for byte, sections 1-9 in the same order. `snarkpipe convert` of a key snarkjs contributed to
+// gives bellperson-prover proofs that snarkjs accepts under that key's vk. Skips without node or snarkjs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -168,6 +169,46 @@ TEST_F(SyntheticZkeySnarkjs, SnarkjsAcceptsOurCpuProversProof) {
   std::swap(proof["pi_a"], proof["pi_c"]);
   write_json(c / "bad_proof.json", proof);
   EXPECT_NE(snarkjs("groth16 verify verification_key.json sp_public.json bad_proof.json").rc, 0);
+}
+
+// snarkpipe convert on a key snarkjs itself contributed to (a new δ, its L and H rescaled by
+// snarkjs): the bellperson prover's proof under the converted key is accepted by snarkjs under
+// snarkjs's own export of the verifying key, and by snarkpipe's verifier under the converted .vk.
+TEST_F(SyntheticZkeySnarkjs, ConvertedKeysBellpersonProofVerifiesUnderTheOriginalVkJson) {
+  const Ran contribute = snarkjs("zkey contribute circuit.zkey contributed.zkey --name=convert -e=\"convert test entropy\"");
+  ASSERT_EQ(contribute.rc, 0) << contribute.output;
+  ASSERT_EQ(snarkjs("zkey export verificationkey contributed.zkey contributed_vk.json").rc, 0);
+  const Ran convert = run(c, "'" + SNARKPIPE +
+                                 "' convert --zkey contributed.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk "
+                                 "--r1cs c.snkr1cs --vk-json contributed_vk.json --wtns witness.wtns");
+  ASSERT_EQ(convert.rc, 0) << convert.output;
+  const Ran prove = run(c, "'" + SNARKPIPE +
+                               "' prove --params c.params --r1cs c.snkr1cs --wtns witness.wtns --backend cpu --format snarkjs "
+                               "--proof cv_proof.json --public cv_public.json");
+  ASSERT_EQ(prove.rc, 0) << prove.output;
+  const Ran verify = snarkjs("groth16 verify contributed_vk.json cv_public.json cv_proof.json");
+  EXPECT_EQ(verify.rc, 0) << verify.output;
+  EXPECT_NE(verify.output.find("OK!"), std::string::npos) << verify.output;
+  // The key before snarkjs's contribution has another δ: the proof is not its.
+  EXPECT_NE(snarkjs("groth16 verify verification_key.json cv_public.json cv_proof.json").rc, 0);
+
+  const Ran binary = run(c, "'" + SNARKPIPE +
+                                "' prove --params c.params --r1cs c.snkr1cs --wtns witness.wtns --backend cpu "
+                                "--proof cv_proof.bin --public cv_public2.json");
+  ASSERT_EQ(binary.rc, 0) << binary.output;
+  const Ran ours = run(c, "'" + SNARKPIPE + "' verify --vk c.vk --public cv_public2.json --proof cv_proof.bin");
+  EXPECT_EQ(ours.rc, 0) << ours.output;
+
+  // A circuit that is not the zkey's is refused, naming both files.
+  const Ran other = run(dir, "'" + SNARKPIPE + "' synthetic --format circom --constraints 2^" + std::to_string(log_rows) +
+                                 " --public 2 --seed 7 --key-backend cpu --out other");
+  ASSERT_EQ(other.rc, 0) << other.output;
+  const Ran refused = run(c, "'" + SNARKPIPE +
+                                 "' convert --zkey contributed.zkey --circom-r1cs ../other/circuit.r1cs --params x.params "
+                                 "--r1cs x.snkr1cs");
+  EXPECT_NE(refused.rc, 0);
+  EXPECT_NE(refused.output.find("contributed.zkey"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("other/circuit.r1cs"), std::string::npos) << refused.output;
 }
 
 TEST_F(SyntheticZkeySnarkjs, OurKeyIsSnarkjsSetupsKeyForTheSameToxicWaste) {
