@@ -13,7 +13,10 @@
 #ifdef SNARKPIPE_HAVE_SERVICE
 #include <httplib.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #endif
@@ -63,7 +66,7 @@ struct SoakDaemonOptions {
   std::size_t clients = 4;
   std::size_t faults = 10;  // SIGKILLs and SIGTERMs, about half each
   std::uint64_t seed = 0;
-  std::string budget = "512 MiB";    // the daemon's memory.budget
+  std::string budget = "256 MiB";    // the daemon's memory.budget
   std::string rss_slack = "96 MiB";  // allowed above it: the program, threads, SQLite, allocator
   bool json = false;
   std::string out;
@@ -205,10 +208,17 @@ class DaemonChild {
   fs::path last_log_;
 };
 
+// A port free on loopback now (the kernel's choice); the daemon binds it on every start.
 int free_loopback_port() {
-  httplib::Server s;
-  const int port = s.bind_to_any_port("127.0.0.1");
-  return port;  // closed when s goes; httplib's SO_REUSEADDR lets the daemon take it at once
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  close(fd);
+  if (!ok) throw std::runtime_error("soak-daemon: no free loopback port");
+  return ntohs(a.sin_port);
 }
 
 struct SoakCircuitShape {
@@ -363,7 +373,7 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
     plan.push_back(p);
   }
   std::atomic<std::size_t> next_job{0};
-  std::atomic<bool> clients_done{false};
+  std::atomic<bool> daemon_lost{false};  // it would not start again: the clients stop
 
   // Proofs as a client first sees them, to compare with what the daemon says at the end.
   auto note_done = [&](std::uint64_t id, const json& body) {
@@ -400,7 +410,7 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       if (body["state"] == "done") note_done(id, body);
       outstanding.pop_front();
     };
-    for (std::size_t i; (i = next_job++) < plan.size();) {
+    for (std::size_t i; !daemon_lost && (i = next_job++) < plan.size();) {
       const PlannedJob& p = plan[i];
       const SoakCircuitShape& s = shapes[p.circuit];
       const std::string key = p.keyed ? "soak-" + std::to_string(seed) + "-" + std::to_string(i) : "";
@@ -474,22 +484,33 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
           ledger.problem("resubmitting key " + key + ": " + (r ? std::to_string(r->status) + " " + r->body : "no answer"));
         }
       }
-      while (outstanding.size() >= 3) wait_front();
+      while (outstanding.size() >= 3 && !daemon_lost) wait_front();
     }
-    while (!outstanding.empty()) wait_front();
+    while (!outstanding.empty() && !daemon_lost) wait_front();
   };
 
-  // The faults: about half SIGKILL, half SIGTERM, in a shuffled order, spread over the run.
+  // The faults: about half SIGKILL, half SIGTERM; one of each first (a short run sees both),
+  // the rest in a shuffled order.
   std::vector<int> signals;
   for (std::size_t i = 0; i < o.faults; ++i) signals.push_back(i % 2 ? SIGTERM : SIGKILL);
-  std::shuffle(signals.begin(), signals.end(), plan_rng);
+  if (signals.size() > 2) std::shuffle(signals.begin() + 2, signals.end(), plan_rng);
   std::size_t kills = 0, terms = 0, term_clean_exits = 0, failed_starts = 0;
   std::vector<std::uint64_t> jobs_accepted_at_fault;
-  std::thread faulter([&, fault_rng = std::mt19937_64(plan_rng())]() mutable {
+  std::atomic<std::size_t> clients_running{o.clients};
+  std::vector<std::thread> clients;
+  for (std::size_t c = 0; c < o.clients; ++c)
+    clients.emplace_back([&, c] {
+      client(c);
+      --clients_running;
+    });
+  // On this thread, which lives as long as the soak: the daemon's parent-death signal follows
+  // the thread that forked it.
+  std::mt19937_64 fault_rng(plan_rng());
+  [&] {
     for (int sig : signals) {
-      // A fault once the clients have moved on by a share of the jobs, at a random moment.
-      std::this_thread::sleep_for(std::chrono::milliseconds(600 + fault_rng() % 2400));
-      if (clients_done) break;
+      // A fault at a random moment of the load.
+      std::this_thread::sleep_for(std::chrono::milliseconds(300 + fault_rng() % 1200));
+      if (!clients_running) break;
       sampled_pid = -1;
       const std::optional<int> end = daemon.stop(sig, 30s);
       {
@@ -505,16 +526,15 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       if (!daemon.start(60s)) {
         ++failed_starts;
         ledger.problem("the daemon did not restart (log " + daemon.last_log().string() + ")");
-        if (!daemon.start(60s)) break;
+        if (!daemon.start(60s)) {
+          daemon_lost = true;
+          return;
+        }
       }
       sampled_pid = daemon.pid();
     }
-  });
-  std::vector<std::thread> clients;
-  for (std::size_t c = 0; c < o.clients; ++c) clients.emplace_back(client, c);
+  }();
   for (auto& t : clients) t.join();
-  clients_done = true;
-  faulter.join();
 
   // The final check, on the daemon as the last restart left it.
   std::size_t done = 0, cancelled = 0, failed = 0, wrong_cause = 0, not_final = 0, proofs_checked = 0, invalid_proofs = 0,
@@ -603,7 +623,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   const auto listing = answered(*http, [&] { return http->Get("/v1/jobs"); }, 60s);
   std::size_t listed = 0;
   if (listing && listing->status == 200) {
-    for (const auto& j : json::parse(listing->body)["jobs"]) {
+    const json listed_jobs = json::parse(listing->body, nullptr, false);
+    for (const auto& j : listed_jobs.value("jobs", json::array())) {
       ++listed;
       const std::uint64_t id = j["id"].get<std::uint64_t>();
       if (accepted.count(id)) continue;
