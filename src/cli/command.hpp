@@ -41,5 +41,6 @@ std::vector<Command> register_serve_commands(CLI::App& app);      // cmd_serve.c
 std::vector<Command> register_hash_commands(CLI::App& app);       // cmd_hash.cpp
 std::vector<Command> register_filecoin_commands(CLI::App& app);   // cmd_filecoin.cpp
 std::vector<Command> register_soak_commands(CLI::App& app);       // bench_soak.cpp (under bench)
+std::vector<Command> register_soak_daemon_commands(CLI::App& app);  // bench_soak_daemon.cpp (under bench)
 
 }  // namespace snarkpipe::cli

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
                       snarkpipe::cli::register_engine_commands, snarkpipe::cli::register_serve_commands,
                       snarkpipe::cli::register_hash_commands, snarkpipe::cli::register_filecoin_commands,
                       snarkpipe::cli::register_client_commands, snarkpipe::cli::register_cluster_commands,
-                      snarkpipe::cli::register_soak_commands})
+                      snarkpipe::cli::register_soak_commands, snarkpipe::cli::register_soak_daemon_commands})
     for (auto& c : group(app)) commands.push_back(std::move(c));
 
   struct SelftestOptions {
