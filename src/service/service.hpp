@@ -236,7 +236,7 @@ class Service {
   const CircuitFactory factory_;
   const ServiceOptions options_;
   Spool spool_;
-  JobStore store_;
+  std::unique_ptr<JobStore> store_;
 
   std::mutex register_mu_;  // one registration (and its setup) at a time
   mutable std::mutex mu_;   // circuits_, live_
