@@ -283,7 +283,8 @@ Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions 
       options_(std::move(options)),
       spool_(options_.state_dir.empty() ? throw std::invalid_argument("the service needs a state directory (service.state_dir)")
                                         : options_.state_dir),
-      store_(std::make_unique<SqliteJobStore>(spool_.database(), spool_.proofs())),
+      store_(options_.open_store ? options_.open_store(spool_)
+                                 : std::make_unique<SqliteJobStore>(spool_.database(), spool_.proofs())),
       zkey_lane_(options_.zkey_prove) {}
 
 Service::~Service() { stop(); }

@@ -113,6 +113,9 @@ struct ServiceOptions {
   std::vector<std::filesystem::path> circuit_roots;
   std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
   ZkeyProve zkey_prove;            // how .zkey circuits are proved; empty: on the CPU (zkey_lane.hpp)
+  // The job store, given the spool; empty: SQLite in the state directory (one host). A
+  // cluster's hosts open PostgreSQL here (cluster/postgres_job_store.hpp).
+  std::function<std::unique_ptr<JobStore>(const Spool&)> open_store;
 };
 
 // A refusal: the HTTP status and the reason the client reads.
