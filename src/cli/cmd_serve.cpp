@@ -28,6 +28,11 @@
 #include "groth16/setup.hpp"
 #include "service/service.hpp"
 #include "service/service_config.hpp"
+#ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
+#include <unistd.h>
+
+#include "cluster/postgres_job_store.hpp"
+#endif
 #endif
 
 namespace snarkpipe::cli {
@@ -60,6 +65,7 @@ struct ServeOptions {
   std::vector<std::string> settings;  // --set section.key=value
   std::string backend;                // empty: from the configuration
   std::string state_dir;              // empty: service.state_dir
+  std::string db;                     // empty: service.db (SQLite in the state directory)
   CircuitSpec circuit;
   std::string max_constraints;  // empty: service.max_constraints (2^27)
 };
@@ -158,6 +164,7 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   if (!o.listen.empty()) sc.listen = o.listen;
   if (!o.state_dir.empty()) sc.options.state_dir = o.state_dir;
   if (!o.max_constraints.empty()) sc.max_constraints = o.max_constraints;
+  if (!o.db.empty()) sc.db = o.db;
   if (!o.backend.empty()) config.backend = o.backend;
   config.backend = engine::resolve_backend(config.backend);  // auto: the GPU when there is one, as prove does
   config.validate();
@@ -178,6 +185,25 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   if (!service::is_loopback(host) && sc.options.tokens.empty() && !sc.allow_anonymous)
     throw std::invalid_argument("listening on " + host + " without tokens would let anyone who reaches the port prove: "
                                 "configure [[service.tokens]] (or set service.allow_anonymous = true)");
+  const bool clustered = sc.db.rfind("postgresql://", 0) == 0 || sc.db.rfind("postgres://", 0) == 0;
+  if (!clustered && !sc.db.empty() && sc.db != "sqlite")
+    throw std::invalid_argument("--db wants \"sqlite\" (this host's jobs, the default) or postgresql://USER@HOST:PORT/DB, not '" +
+                                sc.db + "'");
+  if (clustered) {
+#ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
+    if (sc.cluster_host.empty()) {
+      char name[256] = {};
+      ::gethostname(name, sizeof(name) - 1);
+      sc.cluster_host = std::string(name) + ":" + std::to_string(port);
+    }
+    sc.options.open_store = [&sc](const service::Spool& spool) -> std::unique_ptr<service::JobStore> {
+      return std::make_unique<cluster::PostgresJobStore>(cluster::PostgresStoreOptions{
+          sc.db, sc.cluster_host, spool.witness(""), sc.cluster_witness_inline_limit, sc.cluster_witness_dir});
+    };
+#else
+    throw std::invalid_argument("this snarkpipe was built without PostgreSQL (libpq-dev): --db postgresql://... is not available");
+#endif
+  }
   // Without a state directory the daemon still keeps its jobs on disk, in a directory of its
   // own that goes when it exits.
   std::filesystem::path scratch;
@@ -287,6 +313,9 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, cuda, or auto (the default: the GPU when one is usable)");
   c->add_option("--state-dir", o->state_dir,
                 "Where jobs, witnesses and proofs are kept (service.state_dir); default: a temporary directory, removed at exit");
+  c->add_option("--db", o->db,
+                "The job store (service.db): sqlite (this host's, in the state directory; the default) or postgresql://USER@HOST:PORT/DB, "
+                "a queue shared by every daemon given it");
   c->add_option("--max-constraints", o->max_constraints,
                 "The largest circuit POST /v1/circuits may record (N or 2^k; service.max_constraints, default 2^27); larger "
                 "ones get 400 before any work");

@@ -122,6 +122,30 @@ BEGIN
 END
 $fn$)sql",
        }},
+      {2,
+       "the daemon's jobs: seeds, witness formats, tokens, public inputs; registered circuits",
+       {
+           // What `snarkpipe serve --db postgresql://...` keeps of a job beyond the queue's
+           // columns, so that any host can describe it and prove it.
+           R"sql(ALTER TABLE jobs
+  ADD COLUMN seed bigint NOT NULL DEFAULT 1,
+  ADD COLUMN witness_format text NOT NULL DEFAULT '',
+  ADD COLUMN witness_offsets text NOT NULL DEFAULT '[]',
+  ADD COLUMN witness_file text NOT NULL DEFAULT '',  -- the accepting host's spool name
+  ADD COLUMN token text NOT NULL DEFAULT '',
+  ADD COLUMN public_inputs text)sql",
+           // Each partition's public inputs, written by its holder with its proof; a done job's
+           // are these in partition order.
+           "ALTER TABLE partitions ADD COLUMN public_inputs text",
+           "CREATE INDEX jobs_by_token ON jobs (token, id DESC)",
+           "CREATE INDEX jobs_finished ON jobs (finished) WHERE state <> 'queued'",
+           // Circuits registered on any host, so that every host serves them.
+           R"sql(CREATE TABLE circuits (
+  name text PRIMARY KEY,
+  spec text NOT NULL,
+  created timestamptz NOT NULL DEFAULT now()
+))sql",
+       }},
   };
   return all;
 }

@@ -2,7 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
+
+#include "service/spool.hpp"
 
 namespace snarkpipe::service {
 
@@ -110,7 +114,8 @@ std::vector<StoredJob> read_jobs(Statement& s) {
 
 }  // namespace
 
-JobStore::JobStore(const std::filesystem::path& file) : file_(file) {
+SqliteJobStore::SqliteJobStore(const std::filesystem::path& file, std::filesystem::path proofs_dir)
+    : file_(file), proofs_dir_(std::move(proofs_dir)) {
   if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
       SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -128,9 +133,9 @@ JobStore::JobStore(const std::filesystem::path& file) : file_(file) {
   }
 }
 
-JobStore::~JobStore() { sqlite3_close(db_); }
+SqliteJobStore::~SqliteJobStore() { sqlite3_close(db_); }
 
-void JobStore::exec(const char* sql) const {
+void SqliteJobStore::exec(const char* sql) const {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     const std::string why = err ? err : "unknown error";
@@ -139,7 +144,7 @@ void JobStore::exec(const char* sql) const {
   }
 }
 
-std::pair<StoredJob, bool> JobStore::insert(StoredJob job) {
+std::pair<StoredJob, bool> SqliteJobStore::insert(StoredJob job) {
   std::lock_guard lock(mu_);
   if (!job.idempotency_key.empty()) {
     Statement s(db_, std::string("SELECT ") + JOB_COLUMNS + " FROM jobs WHERE idempotency_key = ?");
@@ -161,7 +166,7 @@ std::pair<StoredJob, bool> JobStore::insert(StoredJob job) {
   return {std::move(job), true};
 }
 
-std::optional<StoredJob> JobStore::get(std::uint64_t id) const {
+std::optional<StoredJob> SqliteJobStore::get(std::uint64_t id) const {
   std::lock_guard lock(mu_);
   Statement s(db_, std::string("SELECT ") + JOB_COLUMNS + " FROM jobs WHERE id = ?");
   s.bind(1, std::int64_t(id));
@@ -169,7 +174,7 @@ std::optional<StoredJob> JobStore::get(std::uint64_t id) const {
   return read_job(s);
 }
 
-std::vector<StoredJob> JobStore::list(const std::string& token, std::size_t limit) const {
+std::vector<StoredJob> SqliteJobStore::list(const std::string& token, std::size_t limit) const {
   std::lock_guard lock(mu_);
   Statement s(db_, std::string("SELECT ") + JOB_COLUMNS + " FROM jobs" + (token.empty() ? "" : " WHERE token = ?") +
                        " ORDER BY id DESC LIMIT ?");
@@ -179,20 +184,20 @@ std::vector<StoredJob> JobStore::list(const std::string& token, std::size_t limi
   return read_jobs(s);
 }
 
-std::vector<StoredJob> JobStore::queued() const {
+std::vector<StoredJob> SqliteJobStore::queued() const {
   std::lock_guard lock(mu_);
   Statement s(db_, std::string("SELECT ") + JOB_COLUMNS + " FROM jobs WHERE state = 'queued' ORDER BY id");
   return read_jobs(s);
 }
 
-std::size_t JobStore::count_queued() const {
+std::size_t SqliteJobStore::count_queued() const {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT COUNT(*) FROM jobs WHERE state = 'queued'");
   s.step();
   return std::size_t(s.integer(0));
 }
 
-std::map<std::string, std::size_t> JobStore::count_by_state() const {
+std::map<std::string, std::size_t> SqliteJobStore::count_by_state() const {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");
   std::map<std::string, std::size_t> out;
@@ -200,31 +205,43 @@ std::map<std::string, std::size_t> JobStore::count_by_state() const {
   return out;
 }
 
-bool JobStore::finish(std::uint64_t id, const std::string& state, const std::string& error,
-                      const std::string& public_inputs, std::int64_t now) {
+bool SqliteJobStore::finish(std::uint64_t id, const std::string& state, const std::string& error,
+                            const std::string& public_inputs, std::span<const std::uint8_t> proofs, std::int64_t now) {
   std::lock_guard lock(mu_);
+  // The proofs on disk first: a job reads as done only once they are there.
+  if (state == "done") write_file_durably(proof_file(id), proofs);
   Statement s(db_,
               "UPDATE jobs SET state = ?, error = ?, public_inputs = ?, finished_at = ? WHERE id = ? AND state = 'queued'");
   s.bind(1, state).bind(2, error).bind(3, public_inputs).bind(4, now).bind(5, std::int64_t(id));
   s.step();
-  return sqlite3_changes(db_) == 1;
+  const bool finished = sqlite3_changes(db_) == 1;
+  if (!finished && state == "done") remove_quietly(proof_file(id));  // cancelled meanwhile
+  return finished;
 }
 
-std::vector<StoredJob> JobStore::expire(std::int64_t cutoff) {
+std::optional<std::vector<std::uint8_t>> SqliteJobStore::proofs(const StoredJob& job) const {
+  std::ifstream in(proof_file(job.id), std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<StoredJob> SqliteJobStore::expire(std::int64_t cutoff) {
   std::lock_guard lock(mu_);
   Statement s(db_, std::string("DELETE FROM jobs WHERE state != 'queued' AND finished_at < ? RETURNING ") + JOB_COLUMNS);
   s.bind(1, cutoff);
-  return read_jobs(s);
+  std::vector<StoredJob> gone = read_jobs(s);
+  for (const StoredJob& job : gone) remove_quietly(proof_file(job.id));
+  return gone;
 }
 
-void JobStore::add_circuit(const StoredCircuit& c) {
+void SqliteJobStore::add_circuit(const StoredCircuit& c) {
   std::lock_guard lock(mu_);
   Statement s(db_, "INSERT OR REPLACE INTO circuits (name, spec, created_at) VALUES (?, ?, ?)");
   s.bind(1, c.name).bind(2, c.spec).bind(3, c.created_at);
   s.step();
 }
 
-std::vector<StoredCircuit> JobStore::circuits() const {
+std::vector<StoredCircuit> SqliteJobStore::circuits() const {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT name, spec, created_at FROM circuits ORDER BY created_at, name");
   std::vector<StoredCircuit> out;

@@ -1,8 +1,11 @@
-// The daemon's durable record (issue 25): its jobs and its circuits in SQLite (WAL, synchronous
-// FULL, so a commit survives SIGKILL and power loss). A job is written before its id is
-// answered; it is finished exactly once (a row leaves 'queued' once, and only a queued row
-// can finish), so no job is ever returned with two different proofs. Files it names live in
-// the spool (spool.hpp). One connection behind a mutex: every statement is short.
+// The daemon's durable record (issues 25, 26): its jobs, their proofs and its circuits. The
+// service talks to the JobStore interface; SqliteJobStore keeps one host's record, and
+// PostgresJobStore (postgres_job_store.hpp) a cluster's, shared by every host.
+//
+// Every store keeps these promises: a job is written before its id is answered; it is
+// finished exactly once (a row leaves 'queued' once, and only a queued row can finish), so no
+// job is ever returned with two different proofs; a job reads as done only once its proofs
+// are stored.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,36 +47,61 @@ struct StoredCircuit {
 
 class JobStore {
  public:
-  // Opens (creating) the database; throws std::runtime_error naming the file.
-  explicit JobStore(const std::filesystem::path& file);
-  ~JobStore();
-  JobStore(const JobStore&) = delete;
-  JobStore& operator=(const JobStore&) = delete;
+  virtual ~JobStore() = default;
 
   // Inserts `job` (its id is assigned). With an idempotency key already used, nothing is
   // inserted and the existing job is returned with `false`.
-  std::pair<StoredJob, bool> insert(StoredJob job);
-  std::optional<StoredJob> get(std::uint64_t id) const;
+  virtual std::pair<StoredJob, bool> insert(StoredJob job) = 0;
+  virtual std::optional<StoredJob> get(std::uint64_t id) const = 0;
   // Newest first; `token` non-empty: only that token's jobs.
-  std::vector<StoredJob> list(const std::string& token, std::size_t limit) const;
-  // Jobs still to run, oldest first.
-  std::vector<StoredJob> queued() const;
+  virtual std::vector<StoredJob> list(const std::string& token, std::size_t limit) const = 0;
+  // Jobs this host is to run, oldest first.
+  virtual std::vector<StoredJob> queued() const = 0;
   // queued -> state (done, failed, cancelled); false (and nothing changes) when the job was
-  // not queued any more.
-  bool finish(std::uint64_t id, const std::string& state, const std::string& error, const std::string& public_inputs,
-              std::int64_t now);
-  // Deletes finished jobs that finished before `cutoff`, returning them (for their files).
-  std::vector<StoredJob> expire(std::int64_t cutoff);
-  std::size_t count_queued() const;
-  std::map<std::string, std::size_t> count_by_state() const;
+  // not queued any more. A done job's `proofs` (192 bytes per partition) are stored first.
+  virtual bool finish(std::uint64_t id, const std::string& state, const std::string& error,
+                      const std::string& public_inputs, std::span<const std::uint8_t> proofs, std::int64_t now) = 0;
+  // A done job's proofs; nullopt when they are missing.
+  virtual std::optional<std::vector<std::uint8_t>> proofs(const StoredJob& job) const = 0;
+  // Deletes finished jobs (and their proofs) that finished before `cutoff`, returning them
+  // (for their witness files).
+  virtual std::vector<StoredJob> expire(std::int64_t cutoff) = 0;
+  virtual std::size_t count_queued() const = 0;
+  virtual std::map<std::string, std::size_t> count_by_state() const = 0;
 
-  void add_circuit(const StoredCircuit& c);  // replaces one of the same name
-  std::vector<StoredCircuit> circuits() const;
+  virtual void add_circuit(const StoredCircuit& c) = 0;  // replaces one of the same name
+  virtual std::vector<StoredCircuit> circuits() const = 0;
+};
+
+// One host's record in SQLite (WAL, synchronous FULL, so a commit survives SIGKILL and power
+// loss), the proofs in `proofs_dir` as ID.proof, each durable before its row reads done. One
+// connection behind a mutex: every statement is short.
+class SqliteJobStore final : public JobStore {
+ public:
+  // Opens (creating) the database; throws std::runtime_error naming the file.
+  SqliteJobStore(const std::filesystem::path& file, std::filesystem::path proofs_dir);
+  ~SqliteJobStore() override;
+  SqliteJobStore(const SqliteJobStore&) = delete;
+  SqliteJobStore& operator=(const SqliteJobStore&) = delete;
+
+  std::pair<StoredJob, bool> insert(StoredJob job) override;
+  std::optional<StoredJob> get(std::uint64_t id) const override;
+  std::vector<StoredJob> list(const std::string& token, std::size_t limit) const override;
+  std::vector<StoredJob> queued() const override;
+  bool finish(std::uint64_t id, const std::string& state, const std::string& error, const std::string& public_inputs,
+              std::span<const std::uint8_t> proofs, std::int64_t now) override;
+  std::optional<std::vector<std::uint8_t>> proofs(const StoredJob& job) const override;
+  std::vector<StoredJob> expire(std::int64_t cutoff) override;
+  std::size_t count_queued() const override;
+  std::map<std::string, std::size_t> count_by_state() const override;
+  void add_circuit(const StoredCircuit& c) override;
+  std::vector<StoredCircuit> circuits() const override;
 
  private:
+  std::filesystem::path proof_file(std::uint64_t id) const { return proofs_dir_ / (std::to_string(id) + ".proof"); }
   void exec(const char* sql) const;
   sqlite3* db_ = nullptr;
-  std::filesystem::path file_;
+  std::filesystem::path file_, proofs_dir_;
   mutable std::mutex mu_;
 };
 

@@ -283,7 +283,8 @@ Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions 
       options_(std::move(options)),
       spool_(options_.state_dir.empty() ? throw std::invalid_argument("the service needs a state directory (service.state_dir)")
                                         : options_.state_dir),
-      store_(spool_.database()),
+      store_(options_.open_store ? options_.open_store(spool_)
+                                 : std::make_unique<SqliteJobStore>(spool_.database(), spool_.proofs())),
       zkey_lane_(options_.zkey_prove) {}
 
 Service::~Service() { stop(); }
@@ -311,7 +312,7 @@ std::shared_ptr<const ServedCircuit> Service::circuit(const std::string& name) c
 }
 
 void Service::serve_circuit(ServedCircuit c, engine::CircuitLoader loader, const json& spec, bool persist) {
-  if (persist) store_.add_circuit({c.name, spec.dump(), unix_now()});
+  if (persist) store_->add_circuit({c.name, spec.dump(), unix_now()});
   std::lock_guard lock(mu_);
   if (circuits_.count(c.name)) return;
   if (loader && !engine_.circuits().contains(c.name)) engine_.circuits().add(c.name, std::move(loader));
@@ -473,7 +474,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
   if (spec.contains("uploaded")) {
     const std::string name = string_field(spec, "name", "");
     const json stored = {{"kind", "uploaded"}, {"body", spec}};
-    for (const auto& c : store_.circuits())
+    for (const auto& c : store_->circuits())
       if (c.name == name) {
         if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
@@ -487,7 +488,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const std::string name =
         string_field(spec, "name", fs::path(string_field(spec, spec.contains("zkey") ? "zkey" : "params", "")).stem().string());
     const json stored = {{"kind", "files"}, {"body", spec}};
-    for (const auto& c : store_.circuits())
+    for (const auto& c : store_->circuits())
       if (c.name == name) {
         if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
@@ -644,7 +645,7 @@ json Service::admit(StoredJob row, const Caller& caller) {
   const std::string key = row.idempotency_key;
   // Keys are per token: one client cannot reach another's job by guessing its key.
   if (!key.empty()) row.idempotency_key = row.token + '\x1f' + key;
-  auto [stored, fresh] = store_.insert(row);
+  auto [stored, fresh] = store_->insert(row);
   if (!fresh) {
     if (stored.request != row.request)
       throw bad_request("idempotency_key '" + key + "' was first used with another request (" + stored.request +
@@ -654,7 +655,7 @@ json Service::admit(StoredJob row, const Caller& caller) {
   try {
     run(stored);
   } catch (const std::exception& e) {
-    store_.finish(stored.id, "failed", e.what(), "", unix_now());
+    store_->finish(stored.id, "failed", e.what(), "", {}, unix_now());
     remove_quietly(spool_.witness(stored.witness_file));
     throw bad_request(e.what());
   }
@@ -725,17 +726,16 @@ void Service::settle(std::uint64_t id, LiveJob live, const engine::JobResult& r)
         publics.push_back(std::move(values));
       }
     }
-    // The proofs on disk first: a job reads as done only once they are there.
-    write_file_durably(spool_.proof(id), r.bytes());
-    finished = store_.finish(id, "done", "", publics.dump(), now);
-    if (!finished) remove_quietly(spool_.proof(id));  // cancelled by the client meanwhile
+    // The store keeps the proofs before the job reads done; false: cancelled by the client meanwhile.
+    const std::vector<std::uint8_t> proofs = r.bytes();
+    finished = store_->finish(id, "done", "", publics.dump(), proofs, now);
   } else if (live.cancel_requested) {
-    store_.finish(id, "cancelled", "cancelled by the client", "", now);
+    store_->finish(id, "cancelled", "cancelled by the client", "", {}, now);
     finished = true;
   } else if (draining_) {
     // Stopped by the shutdown: it stays queued and runs again at the next start.
   } else {
-    finished = store_.finish(id, r.state == engine::JobState::FAILED ? "failed" : "cancelled", r.error, "", now);
+    finished = store_->finish(id, r.state == engine::JobState::FAILED ? "failed" : "cancelled", r.error, "", {}, now);
   }
   if (finished) ++settled_;
   if (finished && !live.witness_file.empty()) remove_quietly(spool_.witness(live.witness_file));
@@ -793,8 +793,7 @@ void Service::janitor_loop() {
   while (!stopping_) {
     lock.unlock();
     try {
-      for (const StoredJob& gone : store_.expire(unix_now() - std::int64_t(options_.retention.count()))) {
-        remove_quietly(spool_.proof(gone.id));
+      for (const StoredJob& gone : store_->expire(unix_now() - std::int64_t(options_.retention.count()))) {
         if (!gone.witness_file.empty()) remove_quietly(spool_.witness(gone.witness_file));
       }
     } catch (const std::exception& e) {
@@ -808,7 +807,7 @@ void Service::janitor_loop() {
 void Service::recover(const std::function<void()>& then) {
   try {
     spool_.clear_incoming();
-    for (const StoredCircuit& c : store_.circuits()) {
+    for (const StoredCircuit& c : store_->circuits()) {
       try {
         const json spec = json::parse(c.spec);
         if (spec.at("kind") == "files" || spec.at("kind") == "uploaded") {
@@ -827,7 +826,7 @@ void Service::recover(const std::function<void()>& then) {
         std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
       }
     }
-    const std::vector<StoredJob> queued = store_.queued();
+    const std::vector<StoredJob> queued = store_->queued();
     // A crash between storing an upload and admitting its job leaves a witness no job names.
     std::set<std::string> named;
     for (const StoredJob& row : queued) named.insert(row.witness_file);
@@ -838,7 +837,7 @@ void Service::recover(const std::function<void()>& then) {
       try {
         run(row);
       } catch (const std::exception& e) {
-        store_.finish(row.id, "failed", std::string("at restart: ") + e.what(), "", unix_now());
+        store_->finish(row.id, "failed", std::string("at restart: ") + e.what(), "", {}, unix_now());
       }
     }
     if (then) then();
@@ -861,7 +860,7 @@ StoredJob Service::owned_job(const std::string& id_text, const Caller& caller) c
   std::uint64_t id = 0;
   const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
   std::optional<StoredJob> row;
-  if (ec == std::errc() && end == id_text.data() + id_text.size()) row = store_.get(id);
+  if (ec == std::errc() && end == id_text.data() + id_text.size()) row = store_->get(id);
   // Another token's job reads as unknown: ids are not secrets, but jobs are.
   if (!row || (!caller.admin() && row->token != caller.name())) throw ApiError(404, "unknown job '" + id_text + "'");
   return *row;
@@ -895,10 +894,9 @@ json Service::describe(const StoredJob& row) const {
   if (!row.error.empty()) out["error"] = row.error;
   if (row.state != "done") return out;
   out["partitions_synthesized"] = out["partitions_proved"] = row.partitions;
-  std::ifstream in(spool_.proof(row.id), std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<std::uint8_t> bytes = store_->proofs(row).value_or(std::vector<std::uint8_t>{});
   if (bytes.size() != row.partitions * PROOF_BYTES)
-    throw std::runtime_error("job " + std::to_string(row.id) + "'s proofs are missing from the spool " + spool_.root().string());
+    throw std::runtime_error("job " + std::to_string(row.id) + "'s proofs are missing from the job store");
   json proofs = json::array();
   for (std::size_t k = 0; k < row.partitions; ++k)
     proofs.push_back(hex(std::span<const std::uint8_t>(bytes.data() + k * PROOF_BYTES, PROOF_BYTES)));
@@ -921,7 +919,7 @@ json Service::wait(const std::string& id_text, std::chrono::milliseconds timeout
 
 json Service::jobs(const Caller& caller) const {
   json out = json::array();
-  for (const StoredJob& row : store_.list(caller.admin() ? "" : caller.name(), 1000)) {
+  for (const StoredJob& row : store_->list(caller.admin() ? "" : caller.name(), 1000)) {
     json j = {{"id", row.id}, {"circuit", row.circuit}, {"partitions", row.partitions}, {"state", row.state},
               {"created_at", row.created_at}};
     if (!row.error.empty()) j["error"] = row.error;
@@ -943,8 +941,8 @@ json Service::cancel(const std::string& id_text, const Caller& caller) {
   }
   // A live job is cancelled in the engine first: only one that did not finish reads as cancelled.
   bool cancelled = live ? cancel_live(*live) : row.state == "queued";
-  if (cancelled) cancelled = store_.finish(row.id, "cancelled", "cancelled by the client", "", unix_now()) || live;
-  return {{"id", row.id}, {"cancelled", cancelled}, {"state", describe(*store_.get(row.id))["state"]}};
+  if (cancelled) cancelled = store_->finish(row.id, "cancelled", "cancelled by the client", "", {}, unix_now()) || live;
+  return {{"id", row.id}, {"cancelled", cancelled}, {"state", describe(*store_->get(row.id))["state"]}};
 }
 
 json Service::circuit_info(const std::string& name) const {
@@ -986,7 +984,7 @@ json Service::status() const {
                        {"failures", d.failures}});
   }
   std::map<std::string, std::size_t> counts = {{"queued", 0}, {"running", 0}, {"done", 0}, {"failed", 0}, {"cancelled", 0}};
-  for (const auto& [state, n] : store_.count_by_state()) counts[state] = n;
+  for (const auto& [state, n] : store_->count_by_state()) counts[state] = n;
   std::size_t partitions_queued = 0;
   json circuits = json::array();
   {
@@ -1226,7 +1224,7 @@ std::pair<std::size_t, std::size_t> Service::drain(std::chrono::milliseconds dea
   for (const LiveJob& j : jobs) cancel_live(j);
   lock.lock();
   changed_.wait_for(lock, std::chrono::seconds(10), [&] { return live_.empty(); });
-  return {settled_ - settled_before, store_.count_queued()};
+  return {settled_ - settled_before, store_->count_queued()};
 }
 
 void Service::stop() {

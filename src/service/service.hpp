@@ -113,6 +113,9 @@ struct ServiceOptions {
   std::vector<std::filesystem::path> circuit_roots;
   std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
   ZkeyProve zkey_prove;            // how .zkey circuits are proved; empty: on the CPU (zkey_lane.hpp)
+  // The job store, given the spool; empty: SQLite in the state directory (one host). A
+  // cluster's hosts open PostgreSQL here (cluster/postgres_job_store.hpp).
+  std::function<std::unique_ptr<JobStore>(const Spool&)> open_store;
 };
 
 // A refusal: the HTTP status and the reason the client reads.
@@ -236,7 +239,7 @@ class Service {
   const CircuitFactory factory_;
   const ServiceOptions options_;
   Spool spool_;
-  JobStore store_;
+  std::unique_ptr<JobStore> store_;
 
   std::mutex register_mu_;  // one registration (and its setup) at a time
   mutable std::mutex mu_;   // circuits_, live_

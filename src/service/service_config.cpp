@@ -69,6 +69,10 @@ void apply_key(ServiceConfig& c, const std::string& key, const toml::node& v, co
   else if (key == "read_timeout") o.read_timeout = parse_duration(text_of(source, v, key));
   else if (key == "max_wait") o.max_wait = parse_duration(text_of(source, v, key));
   else if (key == "max_constraints") c.max_constraints = text_of(source, v, key);
+  else if (key == "db") c.db = text_of(source, v, key);
+  else if (key == "cluster_host") c.cluster_host = text_of(source, v, key);
+  else if (key == "cluster_witness_dir") c.cluster_witness_dir = text_of(source, v, key);
+  else if (key == "cluster_witness_inline_limit") c.cluster_witness_inline_limit = engine::parse_bytes(text_of(source, v, key));
   else if (key == "allow_anonymous") c.allow_anonymous = flag_of(source, v, key);
   else if (key == "tls_cert") o.tls_cert = text_of(source, v, key);
   else if (key == "tls_key") o.tls_key = text_of(source, v, key);

@@ -28,7 +28,8 @@ class Spool {
   std::filesystem::path database() const { return root_ / "jobs.sqlite"; }
   std::filesystem::path incoming(const std::string& name) const { return root_ / "incoming" / name; }
   std::filesystem::path witness(const std::string& name) const { return root_ / "witnesses" / name; }
-  std::filesystem::path proof(std::uint64_t job) const { return root_ / "proofs" / (std::to_string(job) + ".proof"); }
+  std::filesystem::path proofs() const { return root_ / "proofs"; }
+  std::filesystem::path proof(std::uint64_t job) const { return proofs() / (std::to_string(job) + ".proof"); }
   std::filesystem::path circuits() const { return root_ / "circuits"; }
 
   // Drops uploads a previous run was receiving when it stopped.
