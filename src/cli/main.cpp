@@ -40,6 +40,12 @@ Examples:
                                                    a stream of 10-partition jobs through the engine
   snarkpipe serve --listen 127.0.0.1:8080 --circuit synthetic --constraints 2^12
                                                    the engine as a daemon (HTTP JSON API, /metrics)
+
+circom and snarkjs users, in the forms rapidsnark and snarkjs take:
+  snarkpipe prove circuit.zkey witness.wtns proof.json public.json
+  snarkpipe verify verification_key.json public.json proof.json
+  snarkpipe convert --zkey circuit.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk --r1cs c.snkr1cs
+                                                   a snarkjs key (its ceremony kept) as a bellperson key
 )";
 
 }  // namespace
