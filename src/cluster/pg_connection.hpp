@@ -44,7 +44,7 @@ class ConnectionLost : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-// A named SQL text with $1, $2, ... placeholders; the name is what errors report.
+// A named SQL text with numbered placeholders ($1, $2 and on); the name is what errors report.
 struct Statement {
   std::string_view name;
   std::string_view sql;

@@ -12,49 +12,8 @@ namespace {
 constexpr std::size_t WORDS_PER_BLOCK = 1024;  // 65,536 values per parallel block
 }
 
-void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWitness& out) {
-  const std::size_t n = aux.size(), words = (n + 63) / 64;
-  const std::size_t blocks = (words + WORDS_PER_BLOCK - 1) / WORDS_PER_BLOCK;
-  out.inputs.assign(inputs.begin(), inputs.end());
-  out.num_aux = n;
-  out.general.assign(words, 0);
-  out.ones.assign(words, 0);
-  out.rank.assign(words, 0);
-  const Fr one = Fr::one();
-  // Pass 1: the bits, and each word's count of general values.
-  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t b) {
-    for (std::size_t w = b * WORDS_PER_BLOCK; w < std::min(words, (b + 1) * WORDS_PER_BLOCK); ++w) {
-      std::uint64_t g = 0, o = 0;
-      for (std::size_t i = 0; i < 64 && w * 64 + i < n; ++i) {
-        const Fr& x = aux[w * 64 + i];
-        if (x == one)
-          o |= std::uint64_t(1) << i;
-        else if (!x.is_zero())
-          g |= std::uint64_t(1) << i;
-      }
-      out.general[w] = g;
-      out.ones[w] = o;
-    }
-  });
-  // Ranks: a sequential prefix over words (cheap: one popcount per 64 values).
-  std::uint64_t total = 0;
-  for (std::size_t w = 0; w < words; ++w) {
-    if (total > UINT32_MAX) throw std::invalid_argument("pack_witness: 2^32 or more general values");
-    out.rank[w] = std::uint32_t(total);
-    total += std::popcount(out.general[w]);
-  }
-  if (total > UINT32_MAX) throw std::invalid_argument("pack_witness: 2^32 or more general values");
-  out.values.resize(total);
-  // Pass 2: the general values, each block from its first word's rank.
-  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t b) {
-    for (std::size_t w = b * WORDS_PER_BLOCK; w < std::min(words, (b + 1) * WORDS_PER_BLOCK); ++w) {
-      std::size_t at = out.rank[w];
-      for (std::uint64_t g = out.general[w]; g; g &= g - 1) out.values[at++] = aux[w * 64 + std::countr_zero(g)];
-    }
-  });
-}
-
-PackedWitnessWriter::PackedWitnessWriter(PackedWitness& out, std::span<const Fr> inputs, std::uint64_t num_aux)
+PackedWitnessWriter::PackedWitnessWriter(PackedWitness& out, std::span<const Fr> inputs, std::uint64_t num_aux,
+                                         std::optional<std::uint64_t> reserve_values)
     : out_(out) {
   const std::size_t words = (num_aux + 63) / 64;
   out_.inputs.assign(inputs.begin(), inputs.end());
@@ -63,9 +22,8 @@ PackedWitnessWriter::PackedWitnessWriter(PackedWitness& out, std::span<const Fr>
   out_.ones.assign(words, 0);
   out_.rank.assign(words, 0);
   out_.values.clear();
-  // A PoRep partition has ~10 % general values: room for an eighth up front spares the
-  // regrowth of page-locked memory on first use (a kept witness already has its capacity).
-  if (out_.values.capacity() < num_aux / 8) out_.values.reserve(num_aux / 8);
+  const std::uint64_t room = reserve_values.value_or(num_aux / 8);
+  if (out_.values.capacity() < room) out_.values.reserve(room);
   tail_.reserve(64);
 }
 
@@ -133,6 +91,13 @@ void PackedWitnessWriter::finish() {
     written_ += tail_.size();
     tail_.clear();
   }
+}
+
+// The whole witness as one piece: the writer's parallel packing, its values sized exactly.
+void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWitness& out) {
+  PackedWitnessWriter writer(out, inputs, aux.size(), 0);
+  writer.append(aux);
+  writer.finish();
 }
 
 void unpack_aux_into(const PackedWitness& p, std::span<Fr> aux) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,8 +42,11 @@ void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWit
 // in parallel. finish() checks that num_aux values came.
 class PackedWitnessWriter {
  public:
-  // Starts `out` over (its capacity kept) for these inputs and num_aux aux values.
-  PackedWitnessWriter(PackedWitness& out, std::span<const Fr> inputs, std::uint64_t num_aux);
+  // Starts `out` over (its capacity kept) for these inputs and num_aux aux values, with room
+  // for `reserve_values` general values up front (default: an eighth of num_aux, as a PoRep
+  // partition has ~10 %; regrowing page-locked memory piece by piece costs more).
+  PackedWitnessWriter(PackedWitness& out, std::span<const Fr> inputs, std::uint64_t num_aux,
+                      std::optional<std::uint64_t> reserve_values = std::nullopt);
   void append(std::span<const Fr> values);
   void finish();  // std::invalid_argument when the count is not num_aux
 

@@ -12,32 +12,18 @@
 #include <thread>
 
 #include "cluster/cluster_queue.hpp"
-#include "postgres_fixture.hpp"
+#include "postgres_test.hpp"
 #include "test_seed.hpp"
 
 namespace snarkpipe::cluster {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::PostgresServer;
 
 constexpr std::uint64_t kPlentyOfMemory = 1ull << 40;
 
-class ClusterQueueTest : public ::testing::Test {
+class ClusterQueueTest : public testing::PostgresTest {
  protected:
-  static void SetUpTestSuite() {
-    if (auto why = PostgresServer::unavailable_reason()) {
-      skip_reason_ = *why;
-      return;
-    }
-    server_ = std::make_unique<PostgresServer>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    if (!server_) GTEST_SKIP() << skip_reason_;
-    conninfo_ = server_->create_database();
-  }
-
   std::unique_ptr<ClusterQueue> host(const std::string& name, std::chrono::milliseconds lease = 30s) {
     QueueOptions o;
     o.conninfo = conninfo_;
@@ -47,14 +33,7 @@ class ClusterQueueTest : public ::testing::Test {
     o.version = "test";
     return std::make_unique<ClusterQueue>(std::move(o));
   }
-
-  static std::unique_ptr<PostgresServer> server_;
-  static std::string skip_reason_;
-  std::string conninfo_;
 };
-
-std::unique_ptr<PostgresServer> ClusterQueueTest::server_;
-std::string ClusterQueueTest::skip_reason_;
 
 std::vector<std::uint8_t> random_proof(ff::SeededRng& rng) {
   std::vector<std::uint8_t> proof(192);

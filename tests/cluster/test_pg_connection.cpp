@@ -6,36 +6,13 @@
 #include <thread>
 
 #include "cluster/pg_connection.hpp"
-#include "postgres_fixture.hpp"
+#include "postgres_test.hpp"
 #include "test_seed.hpp"
 
 namespace snarkpipe::cluster {
 namespace {
 
-using testing::PostgresServer;
-
-class PgConnectionTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (auto why = PostgresServer::unavailable_reason()) {
-      skip_reason_ = *why;
-      return;
-    }
-    server_ = std::make_unique<PostgresServer>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    if (!server_) GTEST_SKIP() << skip_reason_;
-    conninfo_ = server_->create_database();
-  }
-
-  static std::unique_ptr<PostgresServer> server_;
-  static std::string skip_reason_;
-  std::string conninfo_;
-};
-
-std::unique_ptr<PostgresServer> PgConnectionTest::server_;
-std::string PgConnectionTest::skip_reason_;
+using PgConnectionTest = testing::PostgresTest;
 
 std::vector<std::uint8_t> random_bytes(ff::SeededRng& rng, std::size_t n) {
   std::vector<std::uint8_t> out(n);

@@ -7,35 +7,12 @@
 #include <thread>
 
 #include "cluster/schema.hpp"
-#include "postgres_fixture.hpp"
+#include "postgres_test.hpp"
 
 namespace snarkpipe::cluster {
 namespace {
 
-using testing::PostgresServer;
-
-class SchemaTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (auto why = PostgresServer::unavailable_reason()) {
-      skip_reason_ = *why;
-      return;
-    }
-    server_ = std::make_unique<PostgresServer>();
-  }
-  static void TearDownTestSuite() { server_.reset(); }
-  void SetUp() override {
-    if (!server_) GTEST_SKIP() << skip_reason_;
-    conninfo_ = server_->create_database();
-  }
-
-  static std::unique_ptr<PostgresServer> server_;
-  static std::string skip_reason_;
-  std::string conninfo_;
-};
-
-std::unique_ptr<PostgresServer> SchemaTest::server_;
-std::string SchemaTest::skip_reason_;
+using SchemaTest = testing::PostgresTest;
 
 TEST_F(SchemaTest, FirstStartAppliesEveryMigrationAndTheSecondNothing) {
   PgConnection db({conninfo_});
