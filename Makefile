@@ -7,10 +7,10 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
                 libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev \
                 nlohmann-json3-dev libssl-dev libtomlplusplus-dev libcpp-httplib-dev libsqlite3-dev \
-                postgresql libpq-dev
+                postgresql libpq-dev clang-format
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test bench install clean
+.PHONY: all deps build run test bench install clean format
 
 all: build
 
@@ -80,3 +80,7 @@ test-sanitize: deps clang-deps
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The sources formatted by .clang-format (tools/format.sh; the ctest source_format checks it).
+format:
+	@tools/format.sh

@@ -88,21 +88,24 @@ int main() {
   const ec::G1Affine p = g.to_affine();
   const ec::G2Affine q = ec::G2Jacobian::generator().to_affine();
   const double ours_pairing = ns_per([&](std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) keep(pairing::pairing(p, q));
-  }) / 1e3;
+                                for (std::size_t i = 0; i < n; ++i) keep(pairing::pairing(p, q));
+                              }) /
+                              1e3;
   blst_fp12 f;
   const double blst_pairing = ns_per([&](std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-      blst_miller_loop(&f, blst_p2_affine_generator(), blst_p1_affine_generator());
-      blst_final_exp(&f, &f);
-      keep(f);
-    }
-  }) / 1e3;
+                                for (std::size_t i = 0; i < n; ++i) {
+                                  blst_miller_loop(&f, blst_p2_affine_generator(), blst_p1_affine_generator());
+                                  blst_final_exp(&f, &f);
+                                  keep(f);
+                                }
+                              }) /
+                              1e3;
 
-  std::printf("{\"fp_chains_equal\": %s, \"fp_mul_ns\": {\"snarkpipe\": %.2f, \"snarkpipe_through_memory\": %.2f, "
-              "\"blst\": %.2f}, \"fp_sqr_ns\": {\"snarkpipe\": %.2f, \"blst\": %.2f}, \"g1_add_ns\": {\"snarkpipe\": %.1f, "
-              "\"blst\": %.1f}, \"pairing_us\": {\"snarkpipe\": %.1f, \"blst\": %.1f}}\n",
-              fp_equal ? "true" : "false", ours_mul, ours_mul_mem, blst_mul, ours_sqr, blst_sqr, ours_add, blst_add,
-              ours_pairing, blst_pairing);
+  std::printf(
+      "{\"fp_chains_equal\": %s, \"fp_mul_ns\": {\"snarkpipe\": %.2f, \"snarkpipe_through_memory\": %.2f, "
+      "\"blst\": %.2f}, \"fp_sqr_ns\": {\"snarkpipe\": %.2f, \"blst\": %.2f}, \"g1_add_ns\": {\"snarkpipe\": %.1f, "
+      "\"blst\": %.1f}, \"pairing_us\": {\"snarkpipe\": %.1f, \"blst\": %.1f}}\n",
+      fp_equal ? "true" : "false", ours_mul, ours_mul_mem, blst_mul, ours_sqr, blst_sqr, ours_add, blst_add,
+      ours_pairing, blst_pairing);
   return fp_equal ? 0 : 1;
 }

@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, t);
     evaluate_into(r1cs, inputs, aux, e.a, e.b, e.c);  // warm
     double best = 1e30;
-    for (int rep = 0; rep < 3; ++rep) best = std::min(best, timed([&] { evaluate_into(r1cs, inputs, aux, e.a, e.b, e.c); }));
+    for (int rep = 0; rep < 3; ++rep)
+      best = std::min(best, timed([&] { evaluate_into(r1cs, inputs, aux, e.a, e.b, e.c); }));
     std::printf("%-28s %9.3f s  %8.1f M nnz/s\n", ("spmv a,b,c (" + std::to_string(t) + " threads)").c_str(), best,
                 nnz / best / 1e6);
   }
@@ -169,8 +170,8 @@ int main(int argc, char** argv) {
     std::uint64_t h = 0;
     double best = 1e30;
     for (int rep = 0; rep < 3; ++rep) best = std::min(best, timed([&] { h = r1cs_file_checksum(image); }));
-    std::printf("%-28s %9.3f s  %8.2f GB/s  (%016llx)\n", ("checksum (" + std::to_string(t) + " threads)").c_str(), best,
-                size / best / 1e9, (unsigned long long)h);
+    std::printf("%-28s %9.3f s  %8.2f GB/s  (%016llx)\n", ("checksum (" + std::to_string(t) + " threads)").c_str(),
+                best, size / best / 1e9, (unsigned long long)h);
   }
   std::filesystem::remove(path);
   return 0;

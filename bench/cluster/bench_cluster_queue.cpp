@@ -177,11 +177,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   testing::PostgresServer server;
-  const std::string version = shell_line("postgres_version=$(ls /usr/lib/postgresql | sort -n | tail -1); "
-                                         "/usr/lib/postgresql/$postgres_version/bin/postgres --version");
+  const std::string version = shell_line(
+      "postgres_version=$(ls /usr/lib/postgresql | sort -n | tail -1); "
+      "/usr/lib/postgresql/$postgres_version/bin/postgres --version");
   nlohmann::json record = {
-      {"what", "cluster queue: claim latency, partitions/s with 1, 2, 4 hosts (threads, one connection each), "
-               "round trips per partition, re-claim after a lost host; no proving"},
+      {"what",
+       "cluster queue: claim latency, partitions/s with 1, 2, 4 hosts (threads, one connection each), "
+       "round trips per partition, re-claim after a lost host; no proving"},
       {"machine", machine()},
       {"command", command},
       {"date", shell_line("date -u +%Y-%m-%dT%H:%MZ")},

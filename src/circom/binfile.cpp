@@ -29,7 +29,8 @@ std::string known_prime(const std::string& h) {
     const char* name;
   };
   static constexpr Known known[] = {
-      {"0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001", "the scalar field of BN254 (circom's bn128)"},
+      {"0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001",
+       "the scalar field of BN254 (circom's bn128)"},
       {"0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47", "the base field of BN254 (bn128)"},
       {"0x12ab655e9a2ca55660b44d1e5c37b00159aa76fed00000010a11800000000001", "the scalar field of BLS12-377"},
       {"0xffffffff00000001", "the Goldilocks field"},
@@ -60,7 +61,6 @@ void expect_prime(const SectionReader& at, std::uint64_t offset, std::span<const
 }
 
 }  // namespace
-
 
 std::vector<std::uint8_t> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -116,7 +116,8 @@ BinFile::BinFile(std::string path, std::string_view magic, std::uint32_t max_ver
     for (int i = n - 1; i >= 0; --i) v = (v << 8) | data_[off + i];
     return v;
   };
-  if (data_.size() < 12) fail_at(0, "the file has " + std::to_string(data_.size()) + " bytes, fewer than the 12-byte header");
+  if (data_.size() < 12)
+    fail_at(0, "the file has " + std::to_string(data_.size()) + " bytes, fewer than the 12-byte header");
   if (std::memcmp(data_.data(), magic.data(), 4) != 0)
     fail_at(0, "not a ." + std::string(magic) + " file (the magic bytes are not \"" + std::string(magic) + "\")");
   version_ = std::uint32_t(le(4, 4));
@@ -126,8 +127,8 @@ BinFile::BinFile(std::string path, std::string_view magic, std::uint32_t max_ver
   std::uint64_t pos = 12;
   for (std::uint64_t i = 0; i < count; ++i) {
     if (data_.size() - pos < 12)
-      fail_at(pos, "section header " + std::to_string(i) + " of " + std::to_string(count) + " is past the end of the file (" +
-                       std::to_string(data_.size()) + " bytes)");
+      fail_at(pos, "section header " + std::to_string(i) + " of " + std::to_string(count) +
+                       " is past the end of the file (" + std::to_string(data_.size()) + " bytes)");
     Section s;
     s.type = std::uint32_t(le(pos, 4));
     s.size = le(pos + 4, 8);
@@ -140,7 +141,8 @@ BinFile::BinFile(std::string path, std::string_view magic, std::uint32_t max_ver
     pos = s.offset + s.size;
   }
   if (pos != data_.size())
-    fail_at(pos, std::to_string(data_.size() - pos) + " bytes after the last of the " + std::to_string(count) + " sections");
+    fail_at(pos,
+            std::to_string(data_.size() - pos) + " bytes after the last of the " + std::to_string(count) + " sections");
 }
 
 std::string BinFile::section_name(std::uint32_t type) const {

@@ -28,7 +28,8 @@ namespace snarkpipe::circom {
 class FormatError : public base::FileFormatError {
  public:
   FormatError(std::string path, std::string section, std::uint64_t offset, std::string problem)
-      : base::FileFormatError(std::move(path), "section " + section, offset, std::move(problem)), section_(std::move(section)) {}
+      : base::FileFormatError(std::move(path), "section " + section, offset, std::move(problem)),
+        section_(std::move(section)) {}
   const std::string& section() const { return section_; }
 
  private:

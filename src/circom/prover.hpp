@@ -56,7 +56,7 @@ struct ZkeyLayout {
     std::vector<std::uint64_t> words;
     std::size_t size = 0;
   };
-  std::uint64_t perm_mul = 0;            // row k goes to index π(k) = perm_mul·k mod m
+  std::uint64_t perm_mul = 0;  // row k goes to index π(k) = perm_mul·k mod m
   Rows a_rows, b_rows;
   std::vector<ff::Fr> coset_twiddles;    // s^bitrev(q) at position q
   std::vector<ec::G1Affine> a, b1, c_h;  // c_h: C's non-identity points, then H permuted

@@ -24,9 +24,9 @@ void read_row(SectionReader& rd, std::uint32_t num_wires, CsrMatrix& m, std::vec
   const std::uint64_t at = rd.offset();
   const std::uint32_t n = rd.u32();
   if (std::uint64_t(n) * 36 > rd.remaining())
-    rd.fail(at, std::string("constraint ") + std::to_string(constraint) + " " + matrix + " claims " + std::to_string(n) +
-                    " terms (36 bytes each), past the end of the section (" + std::to_string(rd.remaining()) +
-                    " bytes left)");
+    rd.fail(at, std::string("constraint ") + std::to_string(constraint) + " " + matrix + " claims " +
+                    std::to_string(n) + " terms (36 bytes each), past the end of the section (" +
+                    std::to_string(rd.remaining()) + " bytes left)");
   scratch.clear();
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint64_t term_at = rd.offset();
@@ -72,10 +72,8 @@ void append_input_rows(circuit::R1cs& r) {
   for (std::uint32_t c : r.a.col)
     if (c >= r.num_inputs) r.a_aux_density.set(c - r.num_inputs);
   for (std::uint32_t c : r.b.col) {
-    if (c < r.num_inputs)
-      r.b_input_density.set(c);
-    else
-      r.b_aux_density.set(c - r.num_inputs);
+    if (c < r.num_inputs) r.b_input_density.set(c);
+    else r.b_aux_density.set(c - r.num_inputs);
   }
 }
 
@@ -106,8 +104,8 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
     const std::uint64_t needed =
         1 + std::uint64_t(out.num_public_outputs) + out.num_public_inputs + out.num_private_inputs;
     if (out.num_wires < needed)
-      rd.fail(wires_at, "nWires = " + std::to_string(out.num_wires) + " is fewer than ONE + outputs + inputs = " +
-                            std::to_string(needed));
+      rd.fail(wires_at, "nWires = " + std::to_string(out.num_wires) +
+                            " is fewer than ONE + outputs + inputs = " + std::to_string(needed));
     // What is built per wire (an input row for each public one, density bits for the rest)
     // must be paid for by the file, before it is built: by the wire-to-label map's 8 bytes a
     // wire (checked below), or without a map by at least a byte per wire. Else a small file
@@ -121,8 +119,9 @@ CircomR1cs read_circom_r1cs(const std::string& path) {
   if (const Section* s = f.find(WIRE_MAP)) {
     SectionReader rd(f, *s);
     if (s->size != std::uint64_t(out.num_wires) * 8)
-      rd.fail(s->offset, "the map has " + std::to_string(s->size) + " bytes; nWires = " + std::to_string(out.num_wires) +
-                             " needs " + std::to_string(std::uint64_t(out.num_wires) * 8));
+      rd.fail(s->offset, "the map has " + std::to_string(s->size) +
+                             " bytes; nWires = " + std::to_string(out.num_wires) + " needs " +
+                             std::to_string(std::uint64_t(out.num_wires) * 8));
     out.wire_to_label.resize(out.num_wires);
     for (auto& l : out.wire_to_label) {
       const std::uint64_t at = rd.offset();

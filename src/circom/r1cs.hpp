@@ -40,9 +40,9 @@ struct CircomR1cs {
   std::uint32_t num_public_inputs = 0;
   std::uint32_t num_private_inputs = 0;
   std::uint64_t num_labels = 0;
-  std::uint32_t num_constraints = 0;          // circom's, without the input rows
-  std::vector<std::uint64_t> wire_to_label;   // empty when the file has no section 3
-  circuit::R1cs r1cs;                         // snarkpipe's form (see above)
+  std::uint32_t num_constraints = 0;         // circom's, without the input rows
+  std::vector<std::uint64_t> wire_to_label;  // empty when the file has no section 3
+  circuit::R1cs r1cs;                        // snarkpipe's form (see above)
 
   std::uint32_t num_public() const { return num_public_outputs + num_public_inputs; }
 };

@@ -22,12 +22,9 @@ using nlohmann::json;
 
 Fp parse_fp(const json& v, const std::string& what, const std::string& field) {
   std::string s;
-  if (v.is_string())
-    s = v.get<std::string>();
-  else if (v.is_number_unsigned())
-    s = std::to_string(v.get<std::uint64_t>());
-  else
-    fail(what, field, "expected a decimal string, got " + describe_json(v));
+  if (v.is_string()) s = v.get<std::string>();
+  else if (v.is_number_unsigned()) s = std::to_string(v.get<std::uint64_t>());
+  else fail(what, field, "expected a decimal string, got " + describe_json(v));
   Fp x;
   if (!fp_from_decimal(s, x)) fail(what, field, "'" + s + "' is not a decimal integer below p");
   return x;
@@ -57,10 +54,11 @@ G1Affine parse_g1(const json& v, const std::string& what, const std::string& fie
 }
 
 G2Affine parse_g2(const json& v, const std::string& what, const std::string& field) {
-  if (!v.is_array() || (v.size() != 3 && v.size() != 2)) fail(what, field, "expected a G2 point [[x0, x1], [y0, y1], [z0, z1]]");
+  if (!v.is_array() || (v.size() != 3 && v.size() != 2))
+    fail(what, field, "expected a G2 point [[x0, x1], [y0, y1], [z0, z1]]");
   const Fp2 z = v.size() == 3 ? parse_fp2(v[2], what, field + "[2]") : Fp2::one();
-  return to_checked_affine<G2Affine>(parse_fp2(v[0], what, field + "[0]"), parse_fp2(v[1], what, field + "[1]"), z, what,
-                                     field);
+  return to_checked_affine<G2Affine>(parse_fp2(v[0], what, field + "[0]"), parse_fp2(v[1], what, field + "[1]"), z,
+                                     what, field);
 }
 
 json g1_json(const G1Affine& p) {
@@ -144,13 +142,18 @@ groth16::VerifyingKey vk_from_json(const json& j, const std::string& what) {
   const json& ic = field_of(j, "IC", what);
   if (!ic.is_array() || ic.empty()) fail(what, "IC", "expected a non-empty array of G1 points");
   for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(parse_g1(ic[i], what, "IC[" + std::to_string(i) + "]"));
-  if (const auto it = j.find("nPublic"); it != j.end() && (!it->is_number_unsigned() || it->get<std::uint64_t>() + 1 != ic.size()))
-    fail(what, "nPublic", describe_json(*it) + " does not match IC's " + std::to_string(ic.size()) + " points (nPublic + 1)");
+  if (const auto it = j.find("nPublic");
+      it != j.end() && (!it->is_number_unsigned() || it->get<std::uint64_t>() + 1 != ic.size()))
+    fail(what, "nPublic",
+         describe_json(*it) + " does not match IC's " + std::to_string(ic.size()) + " points (nPublic + 1)");
   return vk;
 }
 
 json proof_to_json(const groth16::Proof& p) {
-  return json{{"pi_a", g1_json(p.a)}, {"pi_b", g2_json(p.b)}, {"pi_c", g1_json(p.c)}, {"protocol", "groth16"},
+  return json{{"pi_a", g1_json(p.a)},
+              {"pi_b", g2_json(p.b)},
+              {"pi_c", g1_json(p.c)},
+              {"protocol", "groth16"},
               {"curve", "bls12381"}};
 }
 
@@ -177,7 +180,9 @@ std::vector<Fr> public_from_json(const json& j, const std::string& what) {
   std::vector<Fr> xs;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const json& v = j[i];
-    const std::string s = v.is_string() ? v.get<std::string>() : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : "";
+    const std::string s = v.is_string()            ? v.get<std::string>()
+                          : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>())
+                                                   : "";
     const auto x = Fr::from_decimal(s);
     if (!x) fail(what, "[" + std::to_string(i) + "]", describe_json(v) + " is not a decimal integer below r");
     xs.push_back(*x);
@@ -192,12 +197,9 @@ json parse_json_text(std::string_view text, const std::string& what) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
     if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (ch == '\\')
-        escaped = true;
-      else if (ch == '"')
-        in_string = false;
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
     } else if (ch == '"') {
       in_string = true;
     } else if (ch == '[' || ch == '{') {

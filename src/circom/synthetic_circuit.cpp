@@ -72,8 +72,10 @@ Fr coefficient(ff::SeededRng& rng) {
       const Fr small = Fr::from_u64(2 + (pick >> 8) % 15);
       return (pick >> 16) & 1 ? -small : small;
     }
-    case 3: return nonzero_random(rng);
-    default: return Fr::one();
+    case 3:
+      return nonzero_random(rng);
+    default:
+      return Fr::one();
   }
 }
 
@@ -81,13 +83,15 @@ Fr coefficient(ff::SeededRng& rng) {
 
 void CircomSyntheticShape::validate() const {
   const std::uint64_t inputs = std::uint64_t(public_outputs) + public_inputs + 1;
-  if (private_inputs == 0) throw std::invalid_argument("the circuit needs at least one private input (the chain's start)");
+  if (private_inputs == 0)
+    throw std::invalid_argument("the circuit needs at least one private input (the chain's start)");
   if (rows < inputs + public_outputs + 1)
     throw std::invalid_argument(std::to_string(rows) + " rows leave no room for a chain beside the " +
                                 std::to_string(inputs) + " input rows and the " + std::to_string(public_outputs) +
                                 " output constraints (at least " + std::to_string(inputs + public_outputs + 1) + ")");
   const std::uint64_t wires = inputs + private_inputs + circom_constraints() - public_outputs;
-  if (wires > 0xffffffffu) throw std::invalid_argument(std::to_string(wires) + " wires do not fit circom's 32-bit wire numbers");
+  if (wires > 0xffffffffu)
+    throw std::invalid_argument(std::to_string(wires) + " wires do not fit circom's 32-bit wire numbers");
 }
 
 CircomSyntheticCircuit make_circom_synthetic(const CircomSyntheticShape& shape) {
@@ -126,8 +130,7 @@ CircomSyntheticCircuit make_circom_synthetic(const CircomSyntheticShape& shape) 
   RowWriter a(rows), b(rows), cm(rows);
   for (std::uint64_t k = 0; k < chain; ++k) {
     a.add(std::uint32_t(k == 0 ? first_private : first_internal + k - 1), Fr::one());
-    if (k < shape.public_inputs)
-      a.add(std::uint32_t(first_public_input + k), coefficient(rng));
+    if (k < shape.public_inputs) a.add(std::uint32_t(first_public_input + k), coefficient(rng));
     else if (const std::uint64_t p = k - shape.public_inputs + 1; p < shape.private_inputs)
       a.add(std::uint32_t(first_private + p), coefficient(rng));
     if (rng.next_u64() % 2 == 0) a.add(earlier(k), coefficient(rng));

@@ -16,15 +16,16 @@ using ec::G2Affine;
 using ff::Fp;
 using ff::Fr;
 
-constexpr std::uint32_t HEADER = 1, GROTH_HEADER = 2, IC = 3, COEFFS = 4, POINTS_A = 5, POINTS_B1 = 6,
-                        POINTS_B2 = 7, POINTS_C = 8, POINTS_H = 9;
+constexpr std::uint32_t HEADER = 1, GROTH_HEADER = 2, IC = 3, COEFFS = 4, POINTS_A = 5, POINTS_B1 = 6, POINTS_B2 = 7,
+                        POINTS_C = 8, POINTS_H = 9;
 constexpr std::size_t G1_BYTES = 96, G2_BYTES = 192;
 
 const std::map<std::uint32_t, std::string>& section_names() {
-  static const std::map<std::uint32_t, std::string> names = {
-      {HEADER, "header"}, {GROTH_HEADER, "Groth16 header"}, {IC, "IC"},  {COEFFS, "coefficients"},
-      {POINTS_A, "A"},    {POINTS_B1, "B1"},                {POINTS_B2, "B2"}, {POINTS_C, "C"},
-      {POINTS_H, "H"},    {10, "contributions"}};
+  static const std::map<std::uint32_t, std::string> names = {{HEADER, "header"}, {GROTH_HEADER, "Groth16 header"},
+                                                             {IC, "IC"},         {COEFFS, "coefficients"},
+                                                             {POINTS_A, "A"},    {POINTS_B1, "B1"},
+                                                             {POINTS_B2, "B2"},  {POINTS_C, "C"},
+                                                             {POINTS_H, "H"},    {10, "contributions"}};
   return names;
 }
 
@@ -32,10 +33,14 @@ enum class Defect { None, Range, Curve, Subgroup };
 
 const char* describe(Defect d) {
   switch (d) {
-    case Defect::Range: return "a coordinate is not below p (not a reduced Montgomery form)";
-    case Defect::Curve: return "the point is not on the curve";
-    case Defect::Subgroup: return "the point is not in the prime-order subgroup";
-    case Defect::None: break;
+    case Defect::Range:
+      return "a coordinate is not below p (not a reduced Montgomery form)";
+    case Defect::Curve:
+      return "the point is not on the curve";
+    case Defect::Subgroup:
+      return "the point is not in the prime-order subgroup";
+    case Defect::None:
+      break;
   }
   return "ok";
 }
@@ -85,15 +90,15 @@ std::vector<Aff> read_points(const BinFile& f, std::uint32_t type, std::uint64_t
       if (i >= first_bad.load(std::memory_order_relaxed)) return;
       if (decode(base + i * bytes, out[i], subgroup) != Defect::None) {
         std::uint64_t cur = first_bad.load();
-        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-        }
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
         return;
       }
     }
   });
   if (const std::uint64_t i = first_bad.load(); i != ~std::uint64_t(0)) {
     Aff p;
-    f.fail(type, s.offset + i * bytes, "point " + std::to_string(i) + ": " + describe(decode(base + i * bytes, p, subgroup)));
+    f.fail(type, s.offset + i * bytes,
+           "point " + std::to_string(i) + ": " + describe(decode(base + i * bytes, p, subgroup)));
   }
   return out;
 }
@@ -106,7 +111,9 @@ void read_header(const BinFile& f, Zkey& z) {
     const std::uint32_t protocol = rd.u32();
     if (protocol != 1)
       rd.fail(at, "protocol " + std::to_string(protocol) + " is not Groth16 (1)" +
-                      (protocol == 2 ? ": this is a PLONK key" : protocol == 10 ? ": this is an FFLONK key" : ""));
+                      (protocol == 2    ? ": this is a PLONK key"
+                       : protocol == 10 ? ": this is an FFLONK key"
+                                        : ""));
     rd.expect_end();
   }
   SectionReader rd = f.reader(GROTH_HEADER);
@@ -126,8 +133,8 @@ void read_header(const BinFile& f, Zkey& z) {
   const std::uint64_t domain_at = rd.offset();
   z.domain_size = rd.u32();
   if (std::uint64_t(z.num_public) + 1 > z.num_vars)
-    rd.fail(vars_at, "nPublic = " + std::to_string(z.num_public) + " leaves no room for ONE in nVars = " +
-                         std::to_string(z.num_vars));
+    rd.fail(vars_at, "nPublic = " + std::to_string(z.num_public) +
+                         " leaves no room for ONE in nVars = " + std::to_string(z.num_vars));
   if (!std::has_single_bit(z.domain_size) || z.domain_size < 2 ||
       z.domain_size > (std::uint64_t(1) << poly::EvaluationDomain::MAX_LOG_SIZE))
     rd.fail(domain_at, "domainSize = " + std::to_string(z.domain_size) + " is not a power of two in 2..2^" +
@@ -175,8 +182,9 @@ Zkey read_zkey(const std::string& path, const ZkeyReadOptions& opts) {
     const std::uint64_t at = rd.offset();
     const std::uint32_t n = rd.u32();
     if (std::uint64_t(n) * 44 != rd.remaining())
-      rd.fail(at, "nCoef = " + std::to_string(n) + " entries of 44 bytes need " + std::to_string(std::uint64_t(n) * 44) +
-                      " bytes but the section has " + std::to_string(rd.remaining()) + " after the count");
+      rd.fail(at, "nCoef = " + std::to_string(n) + " entries of 44 bytes need " +
+                      std::to_string(std::uint64_t(n) * 44) + " bytes but the section has " +
+                      std::to_string(rd.remaining()) + " after the count");
     // stored = v·R² mod r, so v = stored·R⁻²; R⁻¹ is the element whose Montgomery form is 1.
     const Fr r_inv = Fr::from_montgomery({1, 0, 0, 0});
     const Fr r_inv2 = r_inv * r_inv;
@@ -191,8 +199,8 @@ Zkey read_zkey(const std::string& path, const ZkeyReadOptions& opts) {
       c.value = stored * r_inv2;
       if (c.matrix > 1) rd.fail(e, "matrix " + std::to_string(c.matrix) + " is neither A (0) nor B (1)");
       if (c.constraint >= z.domain_size)
-        rd.fail(e + 4, "constraint " + std::to_string(c.constraint) + " is not below domainSize = " +
-                           std::to_string(z.domain_size));
+        rd.fail(e + 4, "constraint " + std::to_string(c.constraint) +
+                           " is not below domainSize = " + std::to_string(z.domain_size));
       if (c.signal >= z.num_vars)
         rd.fail(e + 8, "signal " + std::to_string(c.signal) + " is not below nVars = " + std::to_string(z.num_vars));
     }

@@ -45,8 +45,8 @@ struct ZkeyCoefficient {
 };
 
 struct Zkey {
-  std::uint32_t num_vars = 0;     // wires, ONE included
-  std::uint32_t num_public = 0;   // public signals, ONE excluded
+  std::uint32_t num_vars = 0;    // wires, ONE included
+  std::uint32_t num_public = 0;  // public signals, ONE excluded
   std::uint32_t domain_size = 0;
   // α₁, β₁, β₂, γ₂, δ₁, δ₂ and IC; the same meaning as snarkpipe's own keys.
   groth16::VerifyingKey vk;

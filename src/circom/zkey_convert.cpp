@@ -74,15 +74,13 @@ std::vector<Entry> canonical_entries(const std::vector<ZkeyCoefficient>& coeffic
   std::vector<Entry> e;
   for (const auto& c : coefficients)
     if (c.matrix == matrix) e.push_back({c.constraint, c.signal, c.value});
-  std::stable_sort(e.begin(), e.end(), [](const Entry& x, const Entry& y) {
-    return x.row != y.row ? x.row < y.row : x.signal < y.signal;
-  });
+  std::stable_sort(e.begin(), e.end(),
+                   [](const Entry& x, const Entry& y) { return x.row != y.row ? x.row < y.row : x.signal < y.signal; });
   std::vector<Entry> merged;
   for (const Entry& x : e) {
     if (!merged.empty() && merged.back().row == x.row && merged.back().signal == x.signal)
       merged.back().value += x.value;
-    else
-      merged.push_back(x);
+    else merged.push_back(x);
   }
   std::erase_if(merged, [](const Entry& x) { return x.value.is_zero(); });
   return merged;
@@ -107,13 +105,15 @@ ZkeyConvertError::ZkeyConvertError(const std::string& file, const std::string& f
 void check_zkey_matches_circuit(const Zkey& z, const CircomR1cs& circuit, const ZkeyConvertSources& names) {
   const circuit::R1cs& r1cs = circuit.r1cs;
   auto mismatch = [&](const std::string& field, const std::string& why) -> ZkeyConvertError {
-    return ZkeyConvertError(names.zkey, field, why + " (the circuit " + names.circuit + " is not the one this key was made for)");
+    return ZkeyConvertError(names.zkey, field,
+                            why + " (the circuit " + names.circuit + " is not the one this key was made for)");
   };
   if (z.num_vars != r1cs.num_columns())
-    throw mismatch("nVars", "the key has " + n(z.num_vars) + " signals, the circuit " + n(r1cs.num_columns()) + " wires");
+    throw mismatch("nVars",
+                   "the key has " + n(z.num_vars) + " signals, the circuit " + n(r1cs.num_columns()) + " wires");
   if (z.num_public != circuit.num_public())
-    throw mismatch("nPublic", "the key has " + n(z.num_public) + " public signals, the circuit " + n(circuit.num_public()) +
-                                  " (outputs and public inputs)");
+    throw mismatch("nPublic", "the key has " + n(z.num_public) + " public signals, the circuit " +
+                                  n(circuit.num_public()) + " (outputs and public inputs)");
   // snarkjs's domain: the smallest power of two that holds circom's rows and the input rows.
   const std::uint64_t rows = r1cs.num_constraints;
   const std::uint64_t domain = poly::EvaluationDomain::for_size(std::max<std::uint64_t>(rows, 2)).m();
@@ -140,9 +140,11 @@ void check_zkey_matches_circuit(const Zkey& z, const CircomR1cs& circuit, const 
       const bool cir_first = !cir_done && (key_done || cir[i].row < key[i].row ||
                                            (cir[i].row == key[i].row && cir[i].signal < key[i].signal));
       if (key_first)
-        throw mismatch(field, row_name(key[i].row) + ": the key has signal " + n(key[i].signal) + ", the circuit does not");
+        throw mismatch(field,
+                       row_name(key[i].row) + ": the key has signal " + n(key[i].signal) + ", the circuit does not");
       if (cir_first)
-        throw mismatch(field, row_name(cir[i].row) + ": the circuit has signal " + n(cir[i].signal) + ", the key does not");
+        throw mismatch(field,
+                       row_name(cir[i].row) + ": the circuit has signal " + n(cir[i].signal) + ", the key does not");
       if (key[i].value != cir[i].value)
         throw mismatch(field, row_name(key[i].row) + ", signal " + n(key[i].signal) + ": the key's coefficient is " +
                                   key[i].value.to_decimal() + ", the circuit's " + cir[i].value.to_decimal());
@@ -151,7 +153,8 @@ void check_zkey_matches_circuit(const Zkey& z, const CircomR1cs& circuit, const 
 }
 
 circuit::R1cs rows_in_bellperson_order(const circuit::R1cs& in, std::size_t m) {
-  if (m < in.num_constraints || (m & (m - 1)) != 0) throw std::invalid_argument("rows_in_bellperson_order: bad domain size");
+  if (m < in.num_constraints || (m & (m - 1)) != 0)
+    throw std::invalid_argument("rows_in_bellperson_order: bad domain size");
   const std::uint64_t perm = snarkjs_root_exponent() & (m - 1);
   // source[j]: the snarkjs row that bellperson's row j holds (none past the circuit's rows).
   constexpr std::uint64_t NONE = ~std::uint64_t(0);
@@ -192,7 +195,8 @@ circuit::R1cs rows_in_bellperson_order(const circuit::R1cs& in, std::size_t m) {
 
 std::vector<G1Affine> h_query_from_zkey(std::span<const G1Affine> zkey_h, const ZkeyConvertProgress& progress) {
   const std::size_t m = zkey_h.size();
-  if (m < 2 || (m & (m - 1)) != 0) throw std::invalid_argument("h_query_from_zkey: the H section's size is not a power of two >= 2");
+  if (m < 2 || (m & (m - 1)) != 0)
+    throw std::invalid_argument("h_query_from_zkey: the H section's size is not a power of two >= 2");
   const unsigned log_m = unsigned(std::countr_zero(m));
   const std::size_t total_steps = log_m + 1;
 
@@ -242,7 +246,8 @@ std::vector<G1Affine> h_query_from_zkey(std::span<const G1Affine> zkey_h, const 
     std::copy(affine.begin(), affine.end(), h.begin() + std::ptrdiff_t(r.begin()));
   });
   if (vanished)
-    throw std::runtime_error("a point of the h query is at infinity (the H section is not a ceremony's: bellperson refuses it)");
+    throw std::runtime_error(
+        "a point of the h query is at infinity (the H section is not a ceremony's: bellperson refuses it)");
   if (progress) progress("h", total_steps, total_steps);
   return h;
 }
@@ -274,12 +279,14 @@ ConvertedZkey convert_zkey(Zkey&& z, const CircomR1cs& circuit, const ZkeyConver
         continue;
       }
       if (in_circuit)
-        throw ZkeyConvertError(names.zkey, section, "signal " + n(i) +
-                                                        " is used by the circuit but its point is at infinity (the "
-                                                        "ceremony's tau is a root of its polynomial; bellperson's format "
-                                                        "cannot hold this key)");
-      throw ZkeyConvertError(names.zkey, section, "signal " + n(i) + " has a point but the circuit " + names.circuit +
-                                                      " does not use it in that matrix (not the circuit this key was made for)");
+        throw ZkeyConvertError(names.zkey, section,
+                               "signal " + n(i) +
+                                   " is used by the circuit but its point is at infinity (the "
+                                   "ceremony's tau is a root of its polynomial; bellperson's format "
+                                   "cannot hold this key)");
+      throw ZkeyConvertError(names.zkey, section,
+                             "signal " + n(i) + " has a point but the circuit " + names.circuit +
+                                 " does not use it in that matrix (not the circuit this key was made for)");
     }
     return kept;
   };
@@ -292,9 +299,10 @@ ConvertedZkey convert_zkey(Zkey&& z, const CircomR1cs& circuit, const ZkeyConver
   std::vector<ec::G2Affine>().swap(z.b2);
   for (std::size_t j = 0; j < z.c.size(); ++j)
     if (z.c[j].is_identity())
-      throw ZkeyConvertError(names.zkey, "C", "private signal " + n(nin + j) +
-                                                  " is in no constraint, so its L point is at infinity, which bellperson's "
-                                                  "format refuses (compile the circuit with circom's simplification, --O1 or --O2)");
+      throw ZkeyConvertError(names.zkey, "C",
+                             "private signal " + n(nin + j) +
+                                 " is in no constraint, so its L point is at infinity, which bellperson's "
+                                 "format refuses (compile the circuit with circom's simplification, --O1 or --O2)");
   pk.l = std::move(z.c);
 
   phase("rows");

@@ -88,7 +88,8 @@ circuit::R1cs rows_in_bellperson_order(const circuit::R1cs& snarkjs_rows, std::s
 
 // bellperson's h query (m − 1 points) from the zkey's m H points (above). Multi-threaded (TBB):
 // a radix-2 transform over Jacobian points, one batch normalization at the end.
-std::vector<ec::G1Affine> h_query_from_zkey(std::span<const ec::G1Affine> zkey_h, const ZkeyConvertProgress& progress = {});
+std::vector<ec::G1Affine> h_query_from_zkey(std::span<const ec::G1Affine> zkey_h,
+                                            const ZkeyConvertProgress& progress = {});
 
 // The whole conversion: check, rows, queries. The zkey's points are moved out of it.
 ConvertedZkey convert_zkey(Zkey&& zkey, const CircomR1cs& circuit, const ZkeyConvertSources& names,

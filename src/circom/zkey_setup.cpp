@@ -125,10 +125,8 @@ Zkey zkey_from_toxic_waste(const CircomR1cs& circuit, const groth16::ToxicWaste&
     const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
     tbb::parallel_for(std::uint64_t(0), num_vars, [&](std::uint64_t i) {
       const Fr k = tw.beta * u[i] + tw.alpha * v[i] + w[i];
-      if (i <= num_public)
-        ic_scalars[i] = k * gamma_inv;
-      else
-        c_scalars[i - num_public - 1] = k * delta_inv;
+      if (i <= num_public) ic_scalars[i] = k * gamma_inv;
+      else c_scalars[i - num_public - 1] = k * delta_inv;
     });
   }
 

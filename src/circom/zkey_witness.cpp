@@ -14,9 +14,10 @@ std::vector<ff::Fr> read_wtns_for_zkey(const std::string& wtns_path, const std::
   SectionReader rd = f.reader(1);
   const std::uint32_t n8 = rd.u32();
   rd.bytes(n8);
-  rd.fail(rd.offset(), "nWitness = " + std::to_string(values.size()) + ", but " + zkey_path + " is for nVars = " +
-                           std::to_string(zkey_num_vars) +
-                           " signals (its Groth16 header): a witness for another circuit, or a key for another build of it");
+  rd.fail(rd.offset(),
+          "nWitness = " + std::to_string(values.size()) + ", but " + zkey_path +
+              " is for nVars = " + std::to_string(zkey_num_vars) +
+              " signals (its Groth16 header): a witness for another circuit, or a key for another build of it");
 }
 
 }  // namespace snarkpipe::circom

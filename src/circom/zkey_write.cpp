@@ -103,8 +103,8 @@ void expect_count(const char* section, std::size_t have, std::uint64_t want) {
 void write_zkey(const std::string& path, const Zkey& z) {
   const std::uint64_t num_private = std::uint64_t(z.num_vars) - z.num_public - 1;
   if (std::uint64_t(z.num_public) + 1 > z.num_vars)
-    throw std::invalid_argument("write_zkey: nPublic = " + std::to_string(z.num_public) + " does not fit nVars = " +
-                                std::to_string(z.num_vars));
+    throw std::invalid_argument("write_zkey: nPublic = " + std::to_string(z.num_public) +
+                                " does not fit nVars = " + std::to_string(z.num_vars));
   expect_count("IC", z.vk.ic.size(), std::uint64_t(z.num_public) + 1);
   expect_count("A", z.a.size(), z.num_vars);
   expect_count("B1", z.b1.size(), z.num_vars);

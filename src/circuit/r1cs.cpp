@@ -12,19 +12,32 @@ namespace snarkpipe::circuit {
 
 std::string_view field_name(R1csField f) {
   switch (f) {
-    case R1csField::counts: return "counts";
-    case R1csField::a_row_ptr: return "A.row_ptr";
-    case R1csField::a_col: return "A.col";
-    case R1csField::a_val: return "A.val";
-    case R1csField::b_row_ptr: return "B.row_ptr";
-    case R1csField::b_col: return "B.col";
-    case R1csField::b_val: return "B.val";
-    case R1csField::c_row_ptr: return "C.row_ptr";
-    case R1csField::c_col: return "C.col";
-    case R1csField::c_val: return "C.val";
-    case R1csField::a_aux_density: return "a_aux_density";
-    case R1csField::b_input_density: return "b_input_density";
-    case R1csField::b_aux_density: return "b_aux_density";
+    case R1csField::counts:
+      return "counts";
+    case R1csField::a_row_ptr:
+      return "A.row_ptr";
+    case R1csField::a_col:
+      return "A.col";
+    case R1csField::a_val:
+      return "A.val";
+    case R1csField::b_row_ptr:
+      return "B.row_ptr";
+    case R1csField::b_col:
+      return "B.col";
+    case R1csField::b_val:
+      return "B.val";
+    case R1csField::c_row_ptr:
+      return "C.row_ptr";
+    case R1csField::c_col:
+      return "C.col";
+    case R1csField::c_val:
+      return "C.val";
+    case R1csField::a_aux_density:
+      return "a_aux_density";
+    case R1csField::b_input_density:
+      return "b_input_density";
+    case R1csField::b_aux_density:
+      return "b_aux_density";
   }
   return "?";
 }
@@ -67,8 +80,7 @@ struct MatrixFields {
 // Checks one matrix; records which columns occur into `input_words` / `aux_words` when given.
 std::optional<R1csDefect> check_matrix(const CsrMatrix& m, MatrixFields fields, std::uint64_t rows,
                                        std::uint64_t num_inputs, std::uint64_t num_columns,
-                                       std::vector<std::uint64_t>* input_words,
-                                       std::vector<std::uint64_t>* aux_words) {
+                                       std::vector<std::uint64_t>* input_words, std::vector<std::uint64_t>* aux_words) {
   const std::uint64_t nnz = m.col.size();
   if (m.row_ptr.size() != rows + 1) {
     return R1csDefect{fields.row_ptr, std::min<std::uint64_t>(m.row_ptr.size(), rows + 1),
@@ -156,9 +168,12 @@ std::optional<R1csDefect> find_defect(const R1cs& r) {
   std::vector<std::uint64_t> b_input(DensityBitmap::words_for(r.num_inputs), 0);
   std::vector<std::uint64_t> b_aux(DensityBitmap::words_for(r.num_aux), 0);
   using F = R1csField;
-  if (auto d = check_matrix(r.a, {F::a_row_ptr, F::a_col, F::a_val}, rows, r.num_inputs, cols, nullptr, &a_aux)) return d;
-  if (auto d = check_matrix(r.b, {F::b_row_ptr, F::b_col, F::b_val}, rows, r.num_inputs, cols, &b_input, &b_aux)) return d;
-  if (auto d = check_matrix(r.c, {F::c_row_ptr, F::c_col, F::c_val}, rows, r.num_inputs, cols, nullptr, nullptr)) return d;
+  if (auto d = check_matrix(r.a, {F::a_row_ptr, F::a_col, F::a_val}, rows, r.num_inputs, cols, nullptr, &a_aux))
+    return d;
+  if (auto d = check_matrix(r.b, {F::b_row_ptr, F::b_col, F::b_val}, rows, r.num_inputs, cols, &b_input, &b_aux))
+    return d;
+  if (auto d = check_matrix(r.c, {F::c_row_ptr, F::c_col, F::c_val}, rows, r.num_inputs, cols, nullptr, nullptr))
+    return d;
   if (auto d = check_density(r.a_aux_density, F::a_aux_density, r.num_aux, a_aux, "A")) return d;
   if (auto d = check_density(r.b_input_density, F::b_input_density, r.num_inputs, b_input, "B")) return d;
   if (auto d = check_density(r.b_aux_density, F::b_aux_density, r.num_aux, b_aux, "B")) return d;

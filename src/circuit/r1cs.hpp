@@ -82,10 +82,18 @@ struct R1cs {
 // `counts` is num_inputs / num_aux / num_constraints and the vector sizes they imply.
 enum class R1csField : std::uint8_t {
   counts,
-  a_row_ptr, a_col, a_val,
-  b_row_ptr, b_col, b_val,
-  c_row_ptr, c_col, c_val,
-  a_aux_density, b_input_density, b_aux_density,
+  a_row_ptr,
+  a_col,
+  a_val,
+  b_row_ptr,
+  b_col,
+  b_val,
+  c_row_ptr,
+  c_col,
+  c_val,
+  a_aux_density,
+  b_input_density,
+  b_aux_density,
 };
 // "counts", "A.row_ptr", "B.val", "a_aux_density", ...
 std::string_view field_name(R1csField f);

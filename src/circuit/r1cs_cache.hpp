@@ -44,10 +44,10 @@ class R1csCache {
   std::filesystem::path path_for(std::string_view type) const;
 
   struct Outcome {
-    bool loaded = false;             // true: from the file; false: recorded now
-    bool written = false;            // recorded and written (false when the write failed)
-    double ms = 0;                   // loading or recording (without writing), wall time
-    std::filesystem::path path;      // the type's file
+    bool loaded = false;         // true: from the file; false: recorded now
+    bool written = false;        // recorded and written (false when the write failed)
+    double ms = 0;               // loading or recording (without writing), wall time
+    std::filesystem::path path;  // the type's file
   };
 
   // The type's R1cs from its file when that is present and valid; otherwise recorder()'s,

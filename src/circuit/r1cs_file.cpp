@@ -22,7 +22,6 @@ namespace snarkpipe::circuit {
 
 static_assert(std::endian::native == std::endian::little, "the r1cs file is little-endian, read in place");
 
-
 namespace {
 
 constexpr std::uint64_t NUM_SECTIONS = 13;
@@ -32,8 +31,8 @@ constexpr std::uint64_t P2 = 0xc2b2ae3d27d4eb4fULL;
 
 // Header field offsets (r1cs_file.hpp).
 constexpr std::uint64_t OFF_VERSION = 8, OFF_HEADER_SIZE = 12, OFF_NUM_INPUTS = 16, OFF_NUM_AUX = 24,
-                        OFF_NUM_CONSTRAINTS = 32, OFF_A_NNZ = 40, OFF_B_NNZ = 48, OFF_C_NNZ = 56,
-                        OFF_FILE_SIZE = 64, OFF_RESERVED = 80;
+                        OFF_NUM_CONSTRAINTS = 32, OFF_A_NNZ = 40, OFF_B_NNZ = 48, OFF_C_NNZ = 56, OFF_FILE_SIZE = 64,
+                        OFF_RESERVED = 80;
 
 constexpr std::uint64_t fmix(std::uint64_t x) {
   x ^= x >> 33;
@@ -129,17 +128,15 @@ CsrArray<T> section_array(const std::shared_ptr<Mapping>& map, const R1csFileSec
 }  // namespace
 
 std::optional<R1csFileLayout> r1cs_file_layout(std::uint64_t num_inputs, std::uint64_t num_aux,
-                                               std::uint64_t num_constraints, std::uint64_t a_nnz,
-                                               std::uint64_t b_nnz, std::uint64_t c_nnz) {
+                                               std::uint64_t num_constraints, std::uint64_t a_nnz, std::uint64_t b_nnz,
+                                               std::uint64_t c_nnz) {
   std::uint64_t rows_plus_1;
   if (!add_ok(num_constraints, 1, rows_plus_1)) return std::nullopt;
   const std::uint64_t aux_words = DensityBitmap::words_for(num_aux);
   const std::uint64_t input_words = DensityBitmap::words_for(num_inputs);
-  const std::array<std::uint64_t, NUM_SECTIONS> counts = {R1CS_FILE_HEADER_SIZE,
-                                                          rows_plus_1, a_nnz, a_nnz,
-                                                          rows_plus_1, b_nnz, b_nnz,
-                                                          rows_plus_1, c_nnz, c_nnz,
-                                                          aux_words, input_words, aux_words};
+  const std::array<std::uint64_t, NUM_SECTIONS> counts = {
+      R1CS_FILE_HEADER_SIZE, rows_plus_1, a_nnz, a_nnz,     rows_plus_1, b_nnz,    b_nnz,
+      rows_plus_1,           c_nnz,       c_nnz, aux_words, input_words, aux_words};
   R1csFileLayout layout;
   std::uint64_t at = 0;
   for (std::size_t i = 0; i < NUM_SECTIONS; ++i) {
@@ -185,8 +182,8 @@ void write_r1cs(const std::filesystem::path& path, const R1cs& r1cs) {
     throw std::invalid_argument("write_r1cs: malformed R1CS: " + std::string(field_name(d->field)) + "[" +
                                 std::to_string(d->index) + "]: " + d->problem);
   }
-  const auto layout = *r1cs_file_layout(r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints, r1cs.a.nnz(),
-                                        r1cs.b.nnz(), r1cs.c.nnz());
+  const auto layout =
+      *r1cs_file_layout(r1cs.num_inputs, r1cs.num_aux, r1cs.num_constraints, r1cs.a.nnz(), r1cs.b.nnz(), r1cs.c.nnz());
   const std::string name = path.string();
   // Unique per process and call, so concurrent writers of one path never share a temporary.
   static std::atomic<std::uint64_t> serial{0};
@@ -298,8 +295,9 @@ R1cs load_r1cs(const std::filesystem::path& path, bool in_place) {
 
   // The header, read with pread so that everything before the mapping is bounded.
   if (length < R1CS_FILE_HEADER_SIZE) {
-    throw fail("header", 0, "file has " + std::to_string(length) + " bytes, less than the " +
-                                std::to_string(R1CS_FILE_HEADER_SIZE) + "-byte header");
+    throw fail("header", 0,
+               "file has " + std::to_string(length) + " bytes, less than the " + std::to_string(R1CS_FILE_HEADER_SIZE) +
+                   "-byte header");
   }
   std::array<std::uint8_t, R1CS_FILE_HEADER_SIZE> h{};
   for (std::uint64_t got = 0; got < h.size();) {
@@ -333,8 +331,9 @@ R1cs load_r1cs(const std::filesystem::path& path, bool in_place) {
     throw fail("num_inputs", OFF_NUM_INPUTS, std::to_string(num_inputs) + " exceeds 2^32 columns");
   }
   if (num_aux > (std::uint64_t(1) << 32) - num_inputs) {
-    throw fail("num_aux", OFF_NUM_AUX, "num_inputs + num_aux = " + std::to_string(num_inputs) + " + " +
-                                           std::to_string(num_aux) + " exceeds 2^32 columns");
+    throw fail("num_aux", OFF_NUM_AUX,
+               "num_inputs + num_aux = " + std::to_string(num_inputs) + " + " + std::to_string(num_aux) +
+                   " exceeds 2^32 columns");
   }
   const auto layout = r1cs_file_layout(num_inputs, num_aux, num_constraints, nnz[0], nnz[1], nnz[2]);
   if (!layout) throw fail("counts", OFF_NUM_INPUTS, "the section sizes they give overflow 64 bits");

@@ -92,8 +92,8 @@ struct R1csFileLayout {
 };
 // nullopt when a size overflows 64 bits.
 std::optional<R1csFileLayout> r1cs_file_layout(std::uint64_t num_inputs, std::uint64_t num_aux,
-                                               std::uint64_t num_constraints, std::uint64_t a_nnz,
-                                               std::uint64_t b_nnz, std::uint64_t c_nnz);
+                                               std::uint64_t num_constraints, std::uint64_t a_nnz, std::uint64_t b_nnz,
+                                               std::uint64_t c_nnz);
 
 // snkhash64 of a whole file image (the checksum field is read as zero). The length must be
 // a multiple of 64 and at least the header; throws std::invalid_argument otherwise.

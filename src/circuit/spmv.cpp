@@ -102,8 +102,7 @@ Satisfaction is_satisfied(const R1cs& r1cs, std::span<const Fr> inputs, std::spa
       if (r >= first.load(std::memory_order_relaxed)) return;
       if (!same(row_dot(r1cs.a, r, z) * row_dot(r1cs.b, r, z), row_dot(r1cs.c, r, z))) {
         std::uint64_t cur = first.load(std::memory_order_relaxed);
-        while (r < cur && !first.compare_exchange_weak(cur, r, std::memory_order_relaxed)) {
-        }
+        while (r < cur && !first.compare_exchange_weak(cur, r, std::memory_order_relaxed)) {}
         return;
       }
     }

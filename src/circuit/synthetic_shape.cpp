@@ -80,12 +80,9 @@ class CoefficientClassifier {
   void count(std::span<const Fr> xs, SyntheticStats& s) const {
     for (const Fr& x : xs) {
       const auto code = powers_.code(x);
-      if (!code)
-        ++s.coeff_other;
-      else if ((*code & ~COEFF_NEGATIVE) == 0)
-        ++s.coeff_unit;
-      else
-        ++s.coeff_pow2;
+      if (!code) ++s.coeff_other;
+      else if ((*code & ~COEFF_NEGATIVE) == 0) ++s.coeff_unit;
+      else ++s.coeff_pow2;
     }
   }
 
@@ -104,7 +101,8 @@ void check_parameters(const SyntheticShape& s) {
   };
   if (s.num_inputs == 0) fail("num_inputs must be at least 1 (ONE)");
   if (s.num_aux == 0) fail("num_aux must be at least 1");
-  if (s.num_inputs + s.num_aux > (u64(1) << 32) || s.num_aux > (u64(1) << 32)) fail("num_inputs + num_aux exceeds 2^32 columns");
+  if (s.num_inputs + s.num_aux > (u64(1) << 32) || s.num_aux > (u64(1) << 32))
+    fail("num_inputs + num_aux exceeds 2^32 columns");
   if (s.num_constraints < s.num_inputs + s.num_aux) {
     fail("num_constraints (" + std::to_string(s.num_constraints) + ") must be at least num_inputs + num_aux (" +
          std::to_string(s.num_inputs + s.num_aux) + "): each aux variable is defined or checked by its own constraint");
@@ -124,17 +122,17 @@ class Plan {
  public:
   struct Block {
     u64 index;
-    u64 aux_begin, aux;    // aux columns [aux_begin, aux_begin + aux)
-    u64 row_begin, rows;   // circuit rows
-    u64 free_bools;        // free booleans (each with its check row)
-    u64 gate_bools;        // booleans defined by AND / XOR / CH rows
-    u64 fields;            // field values, one row each
-    u64 field_in_b;        // field values that the next field row puts in B
-    u64 rechecks;          // `x · ONE = x` rows
+    u64 aux_begin, aux;   // aux columns [aux_begin, aux_begin + aux)
+    u64 row_begin, rows;  // circuit rows
+    u64 free_bools;       // free booleans (each with its check row)
+    u64 gate_bools;       // booleans defined by AND / XOR / CH rows
+    u64 fields;           // field values, one row each
+    u64 field_in_b;       // field values that the next field row puts in B
+    u64 rechecks;         // `x · ONE = x` rows
     u64 and_rows, xor_rows, ch_rows;
-    u64 field_terms;       // A entries of the field rows
-    u64 extra_c;           // C entries of the field rows besides their outputs
-    u64 retired;           // gate outputs never used in A
+    u64 field_terms;                    // A entries of the field rows
+    u64 extra_c;                        // C entries of the field rows besides their outputs
+    u64 retired;                        // gate outputs never used in A
     std::array<u64, 3> nnz_begin, nnz;  // this block's non-zeros of A, B, C
   };
 
@@ -156,14 +154,16 @@ class Plan {
     c_nnz_ = round_count(s.c_per_row * double(s.num_constraints), "c_per_row");
 
     const auto fail = [&](const std::string& what) { throw std::invalid_argument("synthetic shape: " + what); };
-    if (free_bools_ > booleans) fail("b_aux_density is too high for boolean_fraction (B columns are mostly free booleans)");
+    if (free_bools_ > booleans)
+      fail("b_aux_density is too high for boolean_fraction (B columns are mostly free booleans)");
     if (free_bools_ < 2 * blocks_) {
-      fail("b_aux_density is too low (or num_aux too small): the circuit needs at least " + std::to_string(2 * blocks_) +
-           " aux columns in B (two per 2^16 constraints)");
+      fail("b_aux_density is too low (or num_aux too small): the circuit needs at least " +
+           std::to_string(2 * blocks_) + " aux columns in B (two per 2^16 constraints)");
     }
     if (fields_ < blocks_) {
-      fail("boolean_fraction is too high (or num_aux too small): at least one non-boolean aux value per 2^16 "
-           "constraints is needed");
+      fail(
+          "boolean_fraction is too high (or num_aux too small): at least one non-boolean aux value per 2^16 "
+          "constraints is needed");
     }
     // Circuit rows hold the input rows' A entries elsewhere: A's circuit part excludes them.
     if (a_nnz_ < s.num_inputs + rc_) fail("a_per_row is too low: every constraint has an A term");
@@ -223,7 +223,8 @@ class Plan {
   template <class Fail>
   void check_block(const Block& k, const Fail& fail) const {
     const std::string where = " (in block " + std::to_string(k.index) + " of 2^16 rows)";
-    if (k.free_bools + k.fields > k.aux) fail("boolean_fraction and b_aux_density leave no room for gate booleans" + where);
+    if (k.free_bools + k.fields > k.aux)
+      fail("boolean_fraction and b_aux_density leave no room for gate booleans" + where);
     if (k.ch_rows > k.gate_bools) fail("b_per_row is too high: only gate rows can have two B terms" + where);
     if (k.field_in_b + 1 > std::max<u64>(k.fields, 1)) fail("too few field values for b_aux_density" + where);
     if (k.fields == 0) fail("boolean_fraction is too high" + where);
@@ -289,8 +290,8 @@ struct RowSink {
 struct ValueSink {
   u64 witness_seed;
   std::span<const Fr> inputs;
-  std::span<Fr> aux;     // aux values from column aux_offset on; a block writes its own columns
-  u64 aux_offset = 0;    // non-zero when aux is a chunk's scratch
+  std::span<Fr> aux;   // aux values from column aux_offset on; a block writes its own columns
+  u64 aux_offset = 0;  // non-zero when aux is a chunk's scratch
 };
 
 enum class RowKind : std::uint8_t { check, recheck, and_gate, xor_gate, ch_gate, field };
@@ -335,12 +336,20 @@ class BlockWalker {
 
     for (const RowKind kind : kinds) {
       switch (kind) {
-        case RowKind::check: check_row(); break;
-        case RowKind::recheck: recheck_row(); break;
+        case RowKind::check:
+          check_row();
+          break;
+        case RowKind::recheck:
+          recheck_row();
+          break;
         case RowKind::and_gate:
         case RowKind::xor_gate:
-        case RowKind::ch_gate: gate_row(kind); break;
-        case RowKind::field: field_row(); break;
+        case RowKind::ch_gate:
+          gate_row(kind);
+          break;
+        case RowKind::field:
+          field_row();
+          break;
       }
     }
     skip_free_offsets();
@@ -439,7 +448,6 @@ class BlockWalker {
     set_value(c, v ? one_ : Fr{});
   }
 
-
   void emit() {
     if (!rows_) return;
     RowSink& s = *rows_;
@@ -485,7 +493,9 @@ class BlockWalker {
   // x · ONE = x, on a variable not yet used in A when there is one.
   void recheck_row() {
     clear_row();
-    const u32 x = bool_queued() ? pop(bool_queue_, bool_head_) : field_queued() ? pop(field_queue_, field_head_) : pick_bool();
+    const u32 x = bool_queued()    ? pop(bool_queue_, bool_head_)
+                  : field_queued() ? pop(field_queue_, field_head_)
+                                   : pick_bool();
     a_.add(x, one_);
     b_.add(0, one_);
     c_.add(x, one_);
@@ -740,7 +750,8 @@ std::string SyntheticShape::describe() const {
 
 double parse_scale(const std::string& text) {
   const auto bad = [&]() {
-    return std::invalid_argument("bad scale '" + text + "': expected a positive number or fraction like 1/1024 or 0.125");
+    return std::invalid_argument("bad scale '" + text +
+                                 "': expected a positive number or fraction like 1/1024 or 0.125");
   };
   const auto number = [&](const std::string& s) {
     std::size_t pos = 0;
@@ -790,7 +801,8 @@ R1cs generate_synthetic_r1cs(const SyntheticShape& shape) {
   });
   const u64 a_circ = plan.a_nnz() - shape.num_inputs;
   input_rows(plan, std::span(r.a.row_ptr).subspan(rc), std::span(r.a.col).subspan(a_circ),
-             std::span(r.a.val).subspan(a_circ), std::span(r.b.row_ptr).subspan(rc), std::span(r.c.row_ptr).subspan(rc));
+             std::span(r.a.val).subspan(a_circ), std::span(r.b.row_ptr).subspan(rc),
+             std::span(r.c.row_ptr).subspan(rc));
   r.a_aux_density = DensityBitmap::from_words(shape.num_aux, std::move(dens.a_aux));
   r.b_aux_density = DensityBitmap::from_words(shape.num_aux, std::move(dens.b_aux));
   r.b_input_density = DensityBitmap(shape.num_inputs);
@@ -860,7 +872,8 @@ SyntheticStats write_synthetic_r1cs(const std::filesystem::path& path, const Syn
 
   // The file at its final size: unwritten gaps read as the zero padding the format wants.
   if (::ftruncate(fd, static_cast<off_t>(layout->file_size)) != 0) {
-    throw R1csFileError(name, "file", 0, "cannot size to " + std::to_string(layout->file_size) + " bytes: " + errno_text());
+    throw R1csFileError(name, "file", 0,
+                        "cannot size to " + std::to_string(layout->file_size) + " bytes: " + errno_text());
   }
   const auto put = [&](const void* data, u64 size, u64 offset, const char* field) {
     const auto* p = static_cast<const std::uint8_t*>(data);
@@ -874,9 +887,8 @@ SyntheticStats write_synthetic_r1cs(const std::filesystem::path& path, const Syn
     }
   };
   using F = R1csField;
-  const std::array<std::array<F, 3>, 3> sections = {{{F::a_row_ptr, F::a_col, F::a_val},
-                                                     {F::b_row_ptr, F::b_col, F::b_val},
-                                                     {F::c_row_ptr, F::c_col, F::c_val}}};
+  const std::array<std::array<F, 3>, 3> sections = {
+      {{F::a_row_ptr, F::a_col, F::a_val}, {F::b_row_ptr, F::b_col, F::b_val}, {F::c_row_ptr, F::c_col, F::c_val}}};
   const auto at = [&](F f, u64 index, u64 size) { return layout->section(f).offset + index * size; };
 
   // Per thread: one block's rows, written at their offsets once the block is done.
@@ -992,13 +1004,13 @@ void fill_synthetic_inputs(std::uint64_t witness_seed, std::span<Fr> inputs) {
 }
 }  // namespace
 
-void generate_synthetic_witness_chunks(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
-                                       std::uint64_t chunk_values,
-                                       const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume) {
+void generate_synthetic_witness_chunks(
+    const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs, std::uint64_t chunk_values,
+    const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume) {
   const Plan plan(shape);
   if (inputs.size() != shape.num_inputs)
-    throw std::invalid_argument("synthetic witness: a buffer of " + std::to_string(inputs.size()) + " inputs, the shape has " +
-                                std::to_string(shape.num_inputs));
+    throw std::invalid_argument("synthetic witness: a buffer of " + std::to_string(inputs.size()) +
+                                " inputs, the shape has " + std::to_string(shape.num_inputs));
   fill_synthetic_inputs(witness_seed, inputs);
   // Blocks are independent (each writes only its own columns): a chunk is a run of whole
   // blocks, generated in parallel into the scratch, then handed over in order.

@@ -121,9 +121,9 @@ void generate_synthetic_witness_into(const SyntheticShape& shape, std::uint64_t 
 // about chunk_values values: consume(aux_begin, values) is called for each chunk in turn, so a
 // caller can pack or stream a partition's 4.2 GB witness holding only the chunk. `inputs` as
 // above (filled first).
-void generate_synthetic_witness_chunks(const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs,
-                                       std::uint64_t chunk_values,
-                                       const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume);
+void generate_synthetic_witness_chunks(
+    const SyntheticShape& shape, std::uint64_t witness_seed, std::span<Fr> inputs, std::uint64_t chunk_values,
+    const std::function<void(std::uint64_t aux_begin, std::span<const Fr> values)>& consume);
 
 struct WitnessStats {
   std::uint64_t zeros = 0, ones = 0, total = 0;

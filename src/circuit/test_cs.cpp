@@ -82,7 +82,8 @@ void TestConstraintSystem::pop_namespace() {
 Fr TestConstraintSystem::value(Variable v) const {
   const auto& vec = v.is_input() ? inputs_ : aux_;
   if (v.index >= vec.size()) {
-    throw std::out_of_range(std::string(v.is_input() ? "input " : "aux ") + std::to_string(v.index) + " is not allocated");
+    throw std::out_of_range(std::string(v.is_input() ? "input " : "aux ") + std::to_string(v.index) +
+                            " is not allocated");
   }
   return vec[v.index];
 }
@@ -90,7 +91,8 @@ Fr TestConstraintSystem::value(Variable v) const {
 Fr& TestConstraintSystem::slot(Variable v) {
   auto& vec = v.is_input() ? inputs_ : aux_;
   if (v.index >= vec.size()) {
-    throw std::out_of_range(std::string(v.is_input() ? "input " : "aux ") + std::to_string(v.index) + " is not allocated");
+    throw std::out_of_range(std::string(v.is_input() ? "input " : "aux ") + std::to_string(v.index) +
+                            " is not allocated");
   }
   return vec[v.index];
 }

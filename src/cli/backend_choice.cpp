@@ -72,7 +72,8 @@ SetupMultiplierChoice::SetupMultiplierChoice(bool on_gpu) {
   // Planned like a proof, before any work: too little free GPU memory sets up on the CPU.
   const std::size_t need = cuda::setup_device_bytes(), free_bytes = cuda::device_free_memory(0);
   if (free_bytes < need) {
-    std::fprintf(stderr, "setup: the GPU has %s free, its fixed-base multiplications need about %s: setting up on the CPU\n",
+    std::fprintf(stderr,
+                 "setup: the GPU has %s free, its fixed-base multiplications need about %s: setting up on the CPU\n",
                  cuda::format_gib(free_bytes).c_str(), cuda::format_gib(need).c_str());
     return;
   }

@@ -38,7 +38,8 @@ Ballast::Ballast(const std::string& program, double free_gib, int timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   bool holding = false, ended = false;
   while (!holding && !ended) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     pollfd p{fds[0], POLLIN, 0};
     if (poll(&p, 1, int(left.count())) <= 0) continue;
@@ -49,7 +50,8 @@ Ballast::Ballast(const std::string& program, double free_gib, int timeout_s) {
       break;
     }
     out.append(buf, std::size_t(got));
-    holding = out.find("ballast: holding") != std::string::npos && out.find('\n', out.find("ballast: holding")) != std::string::npos;
+    holding = out.find("ballast: holding") != std::string::npos &&
+              out.find('\n', out.find("ballast: holding")) != std::string::npos;
   }
   close(fds[0]);  // it prints nothing more that we need; a write to the closed pipe is ignored
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();

@@ -39,8 +39,8 @@ void say(const char* fmt, auto... args) {
 std::string default_library() {
   char self[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  const std::filesystem::path dir = n > 0 ? std::filesystem::path(std::string(self, std::size_t(n))).parent_path()
-                                          : std::filesystem::current_path();
+  const std::filesystem::path dir =
+      n > 0 ? std::filesystem::path(std::string(self, std::size_t(n))).parent_path() : std::filesystem::current_path();
   for (const auto& p : {dir / "src/ffi/libsnarkpipe_supraseal.so", dir / "libsnarkpipe_supraseal.so",
                         dir / "lib/libsnarkpipe_supraseal.so"})
     if (std::filesystem::exists(p)) return p.string();
@@ -193,17 +193,18 @@ nlohmann::json run_abi_bench(const AbiBenchOptions& opt, const std::string& comm
     return ms;
   };
 
-  nlohmann::json res = {{"constraints", constraints},
-                        {"inputs", sw.inputs.size()},
-                        {"aux", sw.aux.size()},
-                        {"domain_log2", poly::EvaluationDomain::for_size(constraints).log_m()},
-                        {"scale", opt.scale},
-                        {"library", std::filesystem::path(lib_path).filename().string()},
-                        {"key_ms", key_ms},
-                        {"create_srs_ms", create_srs_ms},
-                        {"device_free_gib", double(device_free_at_start) / double(1ull << 30)},
-                        {"backend", std::getenv("SNARKPIPE_BACKEND") ? std::getenv("SNARKPIPE_BACKEND") : "auto"},
-                        {"srs_residency", std::getenv("SNARKPIPE_SRS_RESIDENCY") ? std::getenv("SNARKPIPE_SRS_RESIDENCY") : "auto"}};
+  nlohmann::json res = {
+      {"constraints", constraints},
+      {"inputs", sw.inputs.size()},
+      {"aux", sw.aux.size()},
+      {"domain_log2", poly::EvaluationDomain::for_size(constraints).log_m()},
+      {"scale", opt.scale},
+      {"library", std::filesystem::path(lib_path).filename().string()},
+      {"key_ms", key_ms},
+      {"create_srs_ms", create_srs_ms},
+      {"device_free_gib", double(device_free_at_start) / double(1ull << 30)},
+      {"backend", std::getenv("SNARKPIPE_BACKEND") ? std::getenv("SNARKPIPE_BACKEND") : "auto"},
+      {"srs_residency", std::getenv("SNARKPIPE_SRS_RESIDENCY") ? std::getenv("SNARKPIPE_SRS_RESIDENCY") : "auto"}};
   {
     Buffers pageable(std::pmr::get_default_resource());
     pageable.assign(abc.a, abc.b, abc.c, sw.inputs, sw.aux);

@@ -20,21 +20,21 @@ namespace snarkpipe::cli {
 
 struct PipelineOptions {
   CircuitSpec circuit;
-  std::string shape_scale;  // non-empty: the PoRep-shape synthetic circuit at this scale instead
-  std::string params_file;  // with shape_scale: its key from this .params (queries left in the file for a GPU)
-  std::string r1cs_file;    // with shape_scale: its circuit mapped from this .snkr1cs
+  std::string shape_scale;        // non-empty: the PoRep-shape synthetic circuit at this scale instead
+  std::string params_file;        // with shape_scale: its key from this .params (queries left in the file for a GPU)
+  std::string r1cs_file;          // with shape_scale: its circuit mapped from this .snkr1cs
   std::size_t witness_cache = 0;  // serve copies of this many pre-made witnesses
   std::vector<std::size_t> gpu_counts;  // non-empty: run with devices 0..k-1 for each k (a sweep)
   std::size_t proofs = 8;
   std::vector<std::size_t> concurrency{2};
   std::size_t partitions = 2;
-  std::size_t gpu_workers = 0;                    // 0: from the configuration
-  std::vector<std::size_t> synthesis_workers;     // empty: from the configuration
-  std::string backend;                            // empty: from the configuration
+  std::size_t gpu_workers = 0;                 // 0: from the configuration
+  std::vector<std::size_t> synthesis_workers;  // empty: from the configuration
+  std::string backend;                         // empty: from the configuration
   std::string config_file;
-  std::vector<std::string> settings;              // --set section.key=value
+  std::vector<std::string> settings;  // --set section.key=value
   bool json = false;
-  bool baseline = false;                          // first time one partition alone
+  bool baseline = false;  // first time one partition alone
   std::string timeline;
   std::string out;
 };
@@ -50,7 +50,7 @@ struct Workload {
   std::shared_ptr<const engine::CircuitKeys> keys;
   engine::WitnessSource source;
   engine::PackedWitnessSource packed_source;  // the same witnesses packed as they are made (or none)
-  std::vector<std::vector<ff::Fr>> publics;  // per partition index
+  std::vector<std::vector<ff::Fr>> publics;   // per partition index
   std::string describe;
   // With a witness cache: the witnesses made up front; partition k's is premade[k % size].
   std::shared_ptr<const std::vector<groth16::Witness>> premade;

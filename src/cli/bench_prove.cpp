@@ -43,7 +43,8 @@ nlohmann::json prove_on_card(const ProveBenchOptions& opt, const std::string& ba
   auto t0 = Clock::now();
   // The GPU memory free when the run starts (another process may hold the rest: a ballast).
   const std::size_t device_free = backend_name == "cuda" ? cuda::device_free_memory(0) : 0;
-  const std::unique_ptr<groth16::ProverBackend> backend = make_prover_backend({backend_name, opt.srs_residency, opt.serial_msms});
+  const std::unique_ptr<groth16::ProverBackend> backend =
+      make_prover_backend({backend_name, opt.srs_residency, opt.serial_msms});
   auto* gpu = dynamic_cast<cuda::CudaBackend*>(backend.get());
   groth16::CpuBackend cpu;
 
@@ -230,7 +231,8 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
     } catch (const std::exception& e) {
       if (n < 0) throw;  // one run: its failure is the command's
       say("  refused or failed: %s\n", e.what());
-      res = {{"device_free_gib", double(cuda::device_free_memory(0)) / double(std::size_t(1) << 30)}, {"error", e.what()}};
+      res = {{"device_free_gib", double(cuda::device_free_memory(0)) / double(std::size_t(1) << 30)},
+             {"error", e.what()}};
     }
     if (n >= 0) res["free_gib_asked"] = n;
     if (ballast) res["ballast"] = ballast->said();

@@ -9,11 +9,11 @@
 namespace snarkpipe::cli {
 
 struct ProveBenchOptions {
-  std::string scale = "1/1024";  // of the full PoRep partition shape
-  std::string backend = "auto";  // cpu | cuda | auto (cuda when a GPU is usable)
-  int runs = 3;                  // timed proofs, after one warm-up proof
-  std::string params;            // cache the key here (bellperson .params): read if present, else written
-  bool compare_cpu = false;      // also prove with the CPU backend and require equal proof bytes
+  std::string scale = "1/1024";        // of the full PoRep partition shape
+  std::string backend = "auto";        // cpu | cuda | auto (cuda when a GPU is usable)
+  int runs = 3;                        // timed proofs, after one warm-up proof
+  std::string params;                  // cache the key here (bellperson .params): read if present, else written
+  bool compare_cpu = false;            // also prove with the CPU backend and require equal proof bytes
   std::string srs_residency = "auto";  // cuda: vram | host | auto
   bool serial_msms = false;            // cuda: the L, A, B MSMs after the H MSM, on one stream
   // cuda: card sizes to measure in turn, each under `ballast` holding all but that many GiB of

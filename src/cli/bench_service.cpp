@@ -104,7 +104,8 @@ groth16::PreparedVerifyingKey served_vk(service::Client& client, const fs::path&
   const json info = client.circuit(CIRCUIT_NAME);
   const std::vector<std::uint8_t> bytes = base::unhex(info.at("vk").at("bellperson_hex").get<std::string>());
   const fs::path vk_path = scratch / "served.vk";
-  std::ofstream(vk_path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  std::ofstream(vk_path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   const groth16::VerifyingKey vk = groth16::read_vk(vk_path.string());
   fs::remove(vk_path);
   return groth16::PreparedVerifyingKey::from(vk);
@@ -121,7 +122,8 @@ struct ClientJob {
 // is done and verifying its proofs against the served vk, then the next, until
 // o.proofs jobs are done.
 json run_service(const ServiceBenchOptions& o, const engine::EngineConfig& config, const Workload& work,
-                 const CircuitFiles& files, const std::vector<std::vector<std::uint8_t>>& packed, const fs::path& state) {
+                 const CircuitFiles& files, const std::vector<std::vector<std::uint8_t>>& packed,
+                 const fs::path& state) {
   const PipelineOptions& p = o.pipeline;
   auto provider = std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend));
   engine::Engine eng(config, provider);
@@ -140,7 +142,8 @@ json run_service(const ServiceBenchOptions& o, const engine::EngineConfig& confi
   service::Client admin(url, "");
   admin.register_circuit({{"name", CIRCUIT_NAME}, {"params", files.params.string()}, {"r1cs", files.r1cs.string()}});
   const groth16::PreparedVerifyingKey pvk = served_vk(admin, state);
-  if (pvk.ic != work.keys->pvk.ic) throw std::runtime_error("the daemon serves another verifying key than the workload's");
+  if (pvk.ic != work.keys->pvk.ic)
+    throw std::runtime_error("the daemon serves another verifying key than the workload's");
 
   std::vector<std::span<const std::uint8_t>> body;  // every job uploads the same bytes
   for (std::size_t k = 0; k < p.partitions; ++k) body.emplace_back(packed[k % packed.size()]);
@@ -169,11 +172,13 @@ json run_service(const ServiceBenchOptions& o, const engine::EngineConfig& confi
         const std::uint64_t id = accepted.at("id").get<std::uint64_t>();
         const json done = client.follow(id);
         cj.done = seconds_since(t0);
-        if (done.value("state", "") != "done") throw std::runtime_error("job " + std::to_string(id) + ": " + done.dump());
+        if (done.value("state", "") != "done")
+          throw std::runtime_error("job " + std::to_string(id) + ": " + done.dump());
         const json& proofs = done.at("proofs");
         const json& publics = done.at("public_inputs");
         if (proofs.size() != p.partitions || publics.size() != p.partitions)
-          throw std::runtime_error("job " + std::to_string(id) + " returned " + std::to_string(proofs.size()) + " proofs");
+          throw std::runtime_error("job " + std::to_string(id) + " returned " + std::to_string(proofs.size()) +
+                                   " proofs");
         for (std::size_t k = 0; k < p.partitions; ++k) {
           std::vector<ff::Fr> inputs;
           for (const auto& x : publics[k]) inputs.push_back(ff::Fr::from_decimal(x.get<std::string>()).value());
@@ -187,8 +192,8 @@ json run_service(const ServiceBenchOptions& o, const engine::EngineConfig& confi
         }
         std::lock_guard lock(mu);
         jobs.push_back(cj);
-        std::fprintf(stderr, "\r  daemon J=%zu S=%zu: %zu/%zu proofs", o.concurrency, config.synthesis_workers, ++verified,
-                     p.proofs);
+        std::fprintf(stderr, "\r  daemon J=%zu S=%zu: %zu/%zu proofs", o.concurrency, config.synthesis_workers,
+                     ++verified, p.proofs);
       }
     } catch (const std::exception& e) {
       std::lock_guard lock(mu);
@@ -232,7 +237,8 @@ json run_service(const ServiceBenchOptions& o, const engine::EngineConfig& confi
           {"upload_bytes_per_job", body_bytes},
           // Body bytes over the time from the upload's first byte to the job's id (the daemon
           // checks and spools the witness durably before it answers).
-          {"upload_throughput_bytes_per_s", upload_seconds > 0 ? double(body_bytes) * double(jobs.size()) / upload_seconds : 0},
+          {"upload_throughput_bytes_per_s",
+           upload_seconds > 0 ? double(body_bytes) * double(jobs.size()) / upload_seconds : 0},
           {"upload_throughput_p50_bytes_per_s", engine::percentile(throughputs, 50)},
           {"upload_to_accepted_p50_s", engine::percentile(to_accepted, 50)},
           {"upload_to_accepted_p99_s", engine::percentile(to_accepted, 99)},
@@ -259,16 +265,18 @@ void print_summary(const json& r) {
   const json& s = r["service"];
   std::printf("engine alone      %.4f s/proof   (steady state; device busy %.1f %%)\n", e["s_per_proof"].get<double>(),
               e["gpu_busy_pct"].get<double>());
-  std::printf("through daemon    %.4f s/proof   (clients' view; its engine's own timeline %.4f s/proof, busy %.1f %%)\n",
-              s["s_per_proof"].get<double>(), s["engine_s_per_proof"].get<double>(), s["gpu_busy_pct"].get<double>());
-  std::printf("overhead          %+.2f %%   (clients' view over its own engine's: %+.2f %%)\n", 100 * r["overhead"].get<double>(),
-              100 * s["over_own_engine"].get<double>());
+  std::printf(
+      "through daemon    %.4f s/proof   (clients' view; its engine's own timeline %.4f s/proof, busy %.1f %%)\n",
+      s["s_per_proof"].get<double>(), s["engine_s_per_proof"].get<double>(), s["gpu_busy_pct"].get<double>());
+  std::printf("overhead          %+.2f %%   (clients' view over its own engine's: %+.2f %%)\n",
+              100 * r["overhead"].get<double>(), 100 * s["over_own_engine"].get<double>());
   std::printf("upload            %s per job, %.1f MB/s (from the first byte to the job's id), p50 %.3f s, p99 %.3f s\n",
               engine::format_bytes(s["upload_bytes_per_job"].get<std::uint64_t>()).c_str(),
               s["upload_throughput_bytes_per_s"].get<double>() / 1e6, s["upload_to_accepted_p50_s"].get<double>(),
               s["upload_to_accepted_p99_s"].get<double>());
-  std::printf("latency           engine alone p50 %.4f s; through the daemon p50 %.4f s, p99 %.4f s (upload to proofs)\n",
-              e["latency_p50_s"].get<double>(), s["latency_p50_s"].get<double>(), s["latency_p99_s"].get<double>());
+  std::printf(
+      "latency           engine alone p50 %.4f s; through the daemon p50 %.4f s, p99 %.4f s (upload to proofs)\n",
+      e["latency_p50_s"].get<double>(), s["latency_p50_s"].get<double>(), s["latency_p99_s"].get<double>());
   std::printf("proofs verified   %zu alone, %zu through the daemon (against the served vk)\n",
               e["proofs_verified"].get<std::size_t>(), s["proofs_verified"].get<std::size_t>());
 }
@@ -286,9 +294,10 @@ int run_bench_service(ServiceBenchOptions o, const std::string& command_line) {
   if (!p.shape_scale.empty() && (p.params_file.empty() || p.r1cs_file.empty())) {
     const auto shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(p.shape_scale));
     if (shape.num_constraints > MAX_CONSTRAINTS_WRITTEN)
-      throw std::invalid_argument("at --shape-scale " + p.shape_scale + " (" + std::to_string(shape.num_constraints) +
-                                  " constraints) give both --params and --r1cs (bench prove --circuit synthetic --params "
-                                  "writes the key, snarkpipe synthetic --out the circuit): this run would write them");
+      throw std::invalid_argument(
+          "at --shape-scale " + p.shape_scale + " (" + std::to_string(shape.num_constraints) +
+          " constraints) give both --params and --r1cs (bench prove --circuit synthetic --params "
+          "writes the key, snarkpipe synthetic --out the circuit): this run would write them");
   }
   // Both runs copy witnesses made up front: each distinct one once (a --circuit has one).
   if (p.witness_cache == 0) p.witness_cache = std::min<std::size_t>(p.partitions, 2);
@@ -378,7 +387,8 @@ void register_service_bench(CLI::App* bench, std::vector<Command>& cmds) {
   o->pipeline.circuit.constraints = "2^10";
   o->pipeline.proofs = 6;
   auto* c = bench->add_subcommand(
-      "service", "The daemon's overhead over the engine alone: the same jobs through both, packed witnesses uploaded over loopback");
+      "service",
+      "The daemon's overhead over the engine alone: the same jobs through both, packed witnesses uploaded over loopback");
   c->footer(
       "In one process, on the same keys and witnesses (made once up front, --witness-cache): first bench pipeline's run\n"
       "(--proofs jobs of --partitions partitions, --concurrency in flight, straight into the engine), then a daemon on a\n"
@@ -393,28 +403,37 @@ void register_service_bench(CLI::App* bench, std::vector<Command>& cmds) {
       "            --partitions 10 --proofs 6 --concurrency 2 --json -o bench/results/service-overhead-h200.json");
   add_circuit_options(c, o->pipeline.circuit);
   c->add_option("--proofs", o->pipeline.proofs, "Jobs (proofs) per run")->capture_default_str();
-  c->add_option("--concurrency", o->concurrency, "Jobs in flight at a time (the daemon's: client threads)")->capture_default_str();
+  c->add_option("--concurrency", o->concurrency, "Jobs in flight at a time (the daemon's: client threads)")
+      ->capture_default_str();
   c->add_option("--partitions", o->pipeline.partitions, "Partitions per job")->capture_default_str();
   c->add_option("--gpu-workers", o->pipeline.gpu_workers, "Workers per device (gpu.workers_per_device)");
-  c->add_option("--synthesis-workers", o->pipeline.synthesis_workers, "Synthesis workers (synthesis.workers)")->expected(1);
+  c->add_option("--synthesis-workers", o->pipeline.synthesis_workers, "Synthesis workers (synthesis.workers)")
+      ->expected(1);
   c->add_option("--backend", o->pipeline.backend, "Prover backend (engine.backend): cpu, cuda or auto");
-  c->add_option("--shape-scale", o->pipeline.shape_scale,
-                "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/4096 ...) "
-                "instead of --circuit");
-  c->add_option("--params", o->pipeline.params_file, "With --shape-scale: the key from this .params (and the daemon registers it)")
+  c->add_option(
+      "--shape-scale", o->pipeline.shape_scale,
+      "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/4096 ...) "
+      "instead of --circuit");
+  c->add_option("--params", o->pipeline.params_file,
+                "With --shape-scale: the key from this .params (and the daemon registers it)")
       ->check(CLI::ExistingFile);
-  c->add_option("--r1cs", o->pipeline.r1cs_file, "With --shape-scale: the circuit from this .snkr1cs (and the daemon registers it)")
+  c->add_option("--r1cs", o->pipeline.r1cs_file,
+                "With --shape-scale: the circuit from this .snkr1cs (and the daemon registers it)")
       ->check(CLI::ExistingFile);
   c->add_option("--witness-cache", o->pipeline.witness_cache,
                 "Distinct witnesses made up front (partition k proves witness k mod N); default min(partitions, 2)");
-  c->add_option("--state-dir", o->state_dir,
-                "Where the daemon's state (database, spool of uploaded witnesses) goes, in a fresh directory removed at the "
-                "end (default: the temp directory); its disk is part of what is measured");
-  c->add_option("--rounds", o->rounds, "Engine alone then daemon, this many times; the medians decide")->capture_default_str();
-  c->add_option("--config", o->pipeline.config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
+  c->add_option(
+      "--state-dir", o->state_dir,
+      "Where the daemon's state (database, spool of uploaded witnesses) goes, in a fresh directory removed at the "
+      "end (default: the temp directory); its disk is part of what is measured");
+  c->add_option("--rounds", o->rounds, "Engine alone then daemon, this many times; the medians decide")
+      ->capture_default_str();
+  c->add_option("--config", o->pipeline.config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")
+      ->check(CLI::ExistingFile);
   c->add_option("--set", o->pipeline.settings, "Override one configuration key: section.key=value (repeatable)");
   c->add_flag("--json", o->pipeline.json, "Print one JSON object");
-  c->add_option("-o,--out", o->pipeline.out, "Also write a record (machine, command, date, configuration, results) to this file");
+  c->add_option("-o,--out", o->pipeline.out,
+                "Also write a record (machine, command, date, configuration, results) to this file");
   cmds.push_back(make_command(c, o, [](ServiceBenchOptions& o, const CLI::App& self) -> int {
     std::string cmd = "snarkpipe bench service";
     for (const CLI::Option* opt : self.get_options()) {

@@ -123,7 +123,8 @@ struct JobPlan {
 
 class Faults {
  public:
-  Faults(std::size_t devices, int dead_device, int dead_after) : calls_(devices), dead_device_(dead_device), dead_after_(dead_after) {}
+  Faults(std::size_t devices, int dead_device, int dead_after)
+      : calls_(devices), dead_device_(dead_device), dead_after_(dead_after) {}
 
   void tag(const groth16::Witness* w, std::size_t job, std::size_t partition) {
     std::lock_guard lock(mu_);
@@ -250,7 +251,8 @@ std::string check_failure(const std::string& error, const JobPlan& plan, const F
   if (contains(error, "witness generation failed: injected synthesis fault"))
     return plan.synth_throw == k ? "synthesis exception" : "";
   if (contains(error, "the witness does not satisfy constraint")) return plan.bad_witness == k ? "bad witness" : "";
-  if (contains(error, "grew its buffer beyond what the memory budget holds")) return plan.overgrow == k ? "over budget" : "";
+  if (contains(error, "grew its buffer beyond what the memory budget holds"))
+    return plan.overgrow == k ? "over budget" : "";
   const std::vector<Outcome> o = faults.outcomes(index, std::size_t(k));
   const auto bad = std::size_t(std::count_if(o.begin(), o.end(), [](Outcome x) { return x != Outcome::OK; }));
   unsigned long n = 0;
@@ -296,7 +298,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
       bad.aux[c.breakable_aux] = bad.aux[c.breakable_aux] + ff::Fr::one();
       if (!circuit::is_satisfied(r, bad.inputs, bad.aux)) break;
     }
-    if (c.breakable_aux == w.aux.size()) throw std::runtime_error("soak: no aux value of " + c.type + " is constrained");
+    if (c.breakable_aux == w.aux.size())
+      throw std::runtime_error("soak: no aux value of " + c.type + " is constrained");
     c.partition_bytes = engine::WitnessBufferPool::bytes_for(r.num_inputs, r.num_aux) +
                         engine::CpuBackendProvider().needs(*c.keys).host_per_partition;
     circuits.push_back(std::move(c));
@@ -340,7 +343,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
                        });
     for (const auto& c : circuits)
       eng.circuits().add(c.type, [k = c.keys] { return engine::make_circuit_keys(k->type, k->r1cs, k->pk); });
-    eng.circuits().add(kOversizedType, [k = circuits[0].keys] { return engine::make_circuit_keys(kOversizedType, k->r1cs, k->pk); });
+    eng.circuits().add(kOversizedType,
+                       [k = circuits[0].keys] { return engine::make_circuit_keys(kOversizedType, k->r1cs, k->pk); });
 
     // The RSS sampler.
     std::atomic<bool> sampling{true};
@@ -348,8 +352,7 @@ int run_soak(SoakOptions& o, const CLI::App&) {
     std::thread sampler([&] {
       while (sampling) {
         const std::uint64_t r = current_rss_bytes();
-        for (std::uint64_t m = rss_peak; r > m && !rss_peak.compare_exchange_weak(m, r);) {
-        }
+        for (std::uint64_t m = rss_peak; r > m && !rss_peak.compare_exchange_weak(m, r);) {}
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     });
@@ -404,7 +407,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
           problems.push_back("a partition larger than the host budget was accepted");
         } catch (const engine::EngineError& e) {
           (contains(e.what(), "memory budget too small") ? refused_right : refused_wrong)++;
-          if (!contains(e.what(), "memory budget too small")) problems.push_back(std::string("oversized refused with: ") + e.what());
+          if (!contains(e.what(), "memory budget too small"))
+            problems.push_back(std::string("oversized refused with: ") + e.what());
         }
         continue;
       }
@@ -489,7 +493,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
                     {"partitions_proved", s.partitions_proved},
                     {"partitions_retried", s.partitions_retried},
                     {"verification_failures", s.verification_failures}};
-    if (s.host_peak > s.host_budget) problems.push_back("the host budget was exceeded: peak " + engine::format_bytes(s.host_peak));
+    if (s.host_peak > s.host_budget)
+      problems.push_back("the host budget was exceeded: peak " + engine::format_bytes(s.host_peak));
     if (s.buffers_in_use != 0) problems.push_back(std::to_string(s.buffers_in_use) + " witness buffers still in use");
     if (s.host_used != s.resident_bytes + s.buffers_idle_bytes + s.packed_idle_bytes)
       problems.push_back("host memory still charged beyond the residents and idle buffers: " +
@@ -498,8 +503,11 @@ int run_soak(SoakOptions& o, const CLI::App&) {
     bool all_out = true;
     for (const auto& d : s.devices) {
       all_out = all_out && !d.in_service;
-      devices_json.push_back({{"device", d.index}, {"in_service", d.in_service}, {"reason", d.out_of_service_reason},
-                              {"partitions_proved", d.partitions_proved}, {"failures", d.failures}});
+      devices_json.push_back({{"device", d.index},
+                              {"in_service", d.in_service},
+                              {"reason", d.out_of_service_reason},
+                              {"partitions_proved", d.partitions_proved},
+                              {"failures", d.failures}});
       if (!d.in_service && !contains(d.out_of_service_reason, "injected"))
         problems.push_back("device " + std::to_string(d.index) + " out of service for " + d.out_of_service_reason);
       if (d.index == dead_device && d.in_service)
@@ -517,7 +525,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
     timeline_jobs = tl.jobs.size();
     for (std::size_t i = 0; i < plans.size(); ++i) {
       auto it = seen.find(plans[i].id);
-      if (it == seen.end() || it->second->state != results[i].state || it->second->error != results[i].error) ++timeline_mismatch;
+      if (it == seen.end() || it->second->state != results[i].state || it->second->error != results[i].error)
+        ++timeline_mismatch;
     }
     // The refused oversized requests are jobs too (FAILED at submission), and nothing else is.
     if (timeline_jobs != plans.size() + refused_right + refused_wrong)
@@ -535,7 +544,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
     for (std::size_t i = 0; i < plans.size(); ++i) {
       const JobPlan& p = plans[i];
       const engine::JobResult& r = results[i];
-      const std::string where = "job " + std::to_string(p.id) + " (" + std::string(engine::state_name(r.state)) + ": " + r.error + ")";
+      const std::string where =
+          "job " + std::to_string(p.id) + " (" + std::string(engine::state_name(r.state)) + ": " + r.error + ")";
       bool injected = p.synth_throw >= 0 || p.bad_witness >= 0 || p.overgrow >= 0 || p.cancelled;
       for (std::size_t k = 0; k < p.partitions; ++k) {
         const auto out = faults->outcomes(i, k);
@@ -566,9 +576,11 @@ int run_soak(SoakOptions& o, const CLI::App&) {
           }
           for (std::size_t k = 0; k < p.partitions; ++k) {
             const auto out = faults->outcomes(i, k);
-            if (std::size_t(std::count_if(out.begin(), out.end(), [](Outcome x) { return x != Outcome::OK; })) > kMaxRetries) {
+            if (std::size_t(std::count_if(out.begin(), out.end(), [](Outcome x) { return x != Outcome::OK; })) >
+                kMaxRetries) {
               ++wrong_cause;
-              problems.push_back(where + ": done after more device failures than retries on partition " + std::to_string(k));
+              problems.push_back(where + ": done after more device failures than retries on partition " +
+                                 std::to_string(k));
             }
           }
           break;
@@ -635,7 +647,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
   }
   if (!tbb_joined) problems.push_back("oneTBB's worker threads could not be joined");
   if (threads_left != threads_at_start)
-    problems.push_back(std::to_string(threads_left) + " threads at the end, " + std::to_string(threads_at_start) + " at the start");
+    problems.push_back(std::to_string(threads_left) + " threads at the end, " + std::to_string(threads_at_start) +
+                       " at the start");
   const std::uint64_t rss_limit = rss_before + host_budget + rss_slack;
 #ifdef SNARKPIPE_SOAK_SANITIZED
   // A sanitizer's allocator keeps freed memory (ASan's quarantine, TSan's shadow): not ours.
@@ -666,7 +679,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
   record["seconds"] = ms_since(t0) / 1000.0;
   record["circuits"] = nlohmann::json::array();
   for (const auto& c : circuits)
-    record["circuits"].push_back({{"type", c.type}, {"constraints", c.keys->r1cs.num_constraints}, {"key_bytes", c.keys->host_bytes()}});
+    record["circuits"].push_back(
+        {{"type", c.type}, {"constraints", c.keys->r1cs.num_constraints}, {"key_bytes", c.keys->host_bytes()}});
   record["injected"] = {{"start_calls", faults->starts.load()},
                         {"start_failures", faults->start_failures.load()},
                         {"slow_starts", faults->slow_starts.load()},
@@ -701,12 +715,14 @@ int run_soak(SoakOptions& o, const CLI::App&) {
   if (o.json) std::cout << record.dump(2) << "\n";
   else {
     const auto& r = record["results"];
-    std::printf("soak: %zu jobs (%zu proofs): %zu done, %zu failed, %zu cancelled; %zu proofs verified again, %zu invalid; "
-                "%llu start failures, %llu corrupted, %zu synthesis faults injected; %.1f s\n",
-                plans.size(), o.proofs, r["done"].get<std::size_t>(), r["failed"].get<std::size_t>(),
-                r["cancelled"].get<std::size_t>(), r["proofs_verified_again"].get<std::size_t>(),
-                r["invalid_proofs"].get<std::size_t>(), static_cast<unsigned long long>(faults->start_failures.load()),
-                static_cast<unsigned long long>(faults->corruptions.load()), synth + bad + over, record["seconds"].get<double>());
+    std::printf(
+        "soak: %zu jobs (%zu proofs): %zu done, %zu failed, %zu cancelled; %zu proofs verified again, %zu invalid; "
+        "%llu start failures, %llu corrupted, %zu synthesis faults injected; %.1f s\n",
+        plans.size(), o.proofs, r["done"].get<std::size_t>(), r["failed"].get<std::size_t>(),
+        r["cancelled"].get<std::size_t>(), r["proofs_verified_again"].get<std::size_t>(),
+        r["invalid_proofs"].get<std::size_t>(), static_cast<unsigned long long>(faults->start_failures.load()),
+        static_cast<unsigned long long>(faults->corruptions.load()), synth + bad + over,
+        record["seconds"].get<double>());
   }
   if (!o.out.empty()) {
     std::ofstream f(o.out);
@@ -722,12 +738,16 @@ int run_soak(SoakOptions& o, const CLI::App&) {
 std::vector<Command> register_soak_commands(CLI::App& app) {
   CLI::App* bench = app.get_subcommand("bench");
   auto o = std::make_shared<SoakOptions>();
-  auto* c = bench->add_subcommand("soak", "Proofs through the engine with faults injected; checks nothing is lost or wrong");
+  auto* c =
+      bench->add_subcommand("soak", "Proofs through the engine with faults injected; checks nothing is lost or wrong");
   c->footer("Example: snarkpipe bench soak --proofs 1000 --json --out bench/results/soak/soak-DATE.json");
-  c->add_option("--proofs", o->proofs, "Partition proofs to request, over jobs of 1 to 3 partitions")->capture_default_str();
+  c->add_option("--proofs", o->proofs, "Partition proofs to request, over jobs of 1 to 3 partitions")
+      ->capture_default_str();
   c->add_option("--seed", o->seed, "Seed of the plan and the faults (0: fresh, printed)")->capture_default_str();
-  c->add_option("--devices", o->devices, "Fake devices (CPU-backed); the last one dies during the run")->capture_default_str();
-  c->add_option("--rss-slack", o->rss_slack, "RSS allowed above the start's plus the host budget (thread stacks, allocator)")
+  c->add_option("--devices", o->devices, "Fake devices (CPU-backed); the last one dies during the run")
+      ->capture_default_str();
+  c->add_option("--rss-slack", o->rss_slack,
+                "RSS allowed above the start's plus the host budget (thread stacks, allocator)")
       ->capture_default_str();
   c->add_flag("--json", o->json, "Print the JSON record");
   c->add_option("-o,--out", o->out, "Also write the JSON record to this file");

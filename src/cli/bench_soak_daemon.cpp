@@ -110,7 +110,8 @@ std::vector<pid_t> children_of_this_process() {
     if (close == std::string::npos) continue;
     char state = 0;
     int ppid = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid()) out.push_back(std::stoi(name));
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == getpid())
+      out.push_back(std::stoi(name));
   }
   return out;
 }
@@ -118,7 +119,8 @@ std::vector<pid_t> children_of_this_process() {
 // One `snarkpipe serve` child at a time, restarted on the same state directory and port.
 class DaemonChild {
  public:
-  DaemonChild(std::vector<std::string> args, fs::path log_dir, int port) : args_(std::move(args)), log_dir_(std::move(log_dir)), port_(port) {}
+  DaemonChild(std::vector<std::string> args, fs::path log_dir, int port)
+      : args_(std::move(args)), log_dir_(std::move(log_dir)), port_(port) {}
   ~DaemonChild() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
@@ -215,7 +217,8 @@ int free_loopback_port() {
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
   close(fd);
   if (!ok) throw std::runtime_error("soak-daemon: no free loopback port");
   return ntohs(a.sin_port);
@@ -224,7 +227,7 @@ int free_loopback_port() {
 struct SoakCircuitShape {
   std::size_t constraints, inputs;
   std::uint64_t seed;
-  std::string name;  // the daemon's
+  std::string name;                      // the daemon's
   std::vector<std::uint8_t> assignment;  // the registered witness, for uploads ("assignment" format)
   std::shared_ptr<groth16::PreparedVerifyingKey> pvk;
 };
@@ -268,25 +271,29 @@ bool is_final(const std::string& state) { return state == "done" || state == "fa
 
 int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   const std::uint64_t seed = o.seed ? o.seed : ff::fresh_seed();
-  std::fprintf(stderr, "soak-daemon: %zu jobs, %zu clients, %zu faults, seed %llu (--seed replays the plan)\n", o.jobs, o.clients,
-               o.faults, static_cast<unsigned long long>(seed));
+  std::fprintf(stderr, "soak-daemon: %zu jobs, %zu clients, %zu faults, seed %llu (--seed replays the plan)\n", o.jobs,
+               o.clients, o.faults, static_cast<unsigned long long>(seed));
   const std::uint64_t budget = engine::parse_bytes(o.budget), rss_limit = budget + engine::parse_bytes(o.rss_slack);
   std::mt19937_64 plan_rng(seed);
   const auto t0 = std::chrono::steady_clock::now();
 
-  const fs::path dir = fs::temp_directory_path() / ("snarkpipe-soak-daemon-" + std::to_string(getpid()) + "-" + std::to_string(seed % 100000));
+  const fs::path dir = fs::temp_directory_path() /
+                       ("snarkpipe-soak-daemon-" + std::to_string(getpid()) + "-" + std::to_string(seed % 100000));
   fs::create_directories(dir / "state");
-  const std::string token = base::hex(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&seed), sizeof seed)) + "-soak-token";
+  const std::string token =
+      base::hex(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&seed), sizeof seed)) +
+      "-soak-token";
   {
     std::ofstream cfg(dir / "serve.toml");
     cfg << "[engine]\nbackend = \"cpu\"\n[service]\nshutdown_deadline = \"2s\"\n[[service.tokens]]\nname = \"soak\"\nsha256 = \""
         << service::sha256_hex(token) << "\"\nadmin = true\nmax_jobs_in_flight = 100000\n";
   }
   const int port = free_loopback_port();
-  DaemonChild daemon({"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", (dir / "state").string(), "--config",
-                      (dir / "serve.toml").string(), "--backend", "cpu", "--set", "synthesis.workers=1", "--set",
-                      "gpu.workers_per_device=1", "--set", "finalizer.workers=1", "--set", "memory.budget=" + o.budget},
-                     dir, port);
+  DaemonChild daemon(
+      {"serve", "--listen", "127.0.0.1:" + std::to_string(port), "--state-dir", (dir / "state").string(), "--config",
+       (dir / "serve.toml").string(), "--backend", "cpu", "--set", "synthesis.workers=1", "--set",
+       "gpu.workers_per_device=1", "--set", "finalizer.workers=1", "--set", "memory.budget=" + o.budget},
+      dir, port);
 
   std::atomic<pid_t> sampled_pid{-1};
   std::atomic<std::uint64_t> rss_max{0};
@@ -330,19 +337,26 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   {
     auto http = make_http();
     for (auto& s : shapes) {
-      const json spec = {{"type", "synthetic"}, {"constraints", std::to_string(s.constraints)}, {"inputs", s.inputs}, {"seed", s.seed}};
+      const json spec = {{"type", "synthetic"},
+                         {"constraints", std::to_string(s.constraints)},
+                         {"inputs", s.inputs},
+                         {"seed", s.seed}};
       const auto r = http->Post("/v1/circuits", spec.dump(), "application/json");
       if (!r || r->status != 200) {
         finish_sampler();
-        std::fprintf(stderr, "soak-daemon: FAILED: registering %s: %s\n", spec.dump().c_str(), r ? r->body.c_str() : "no answer");
+        std::fprintf(stderr, "soak-daemon: FAILED: registering %s: %s\n", spec.dump().c_str(),
+                     r ? r->body.c_str() : "no answer");
         return 1;
       }
       s.name = json::parse(r->body)["name"].get<std::string>();
       const auto info = http->Get(("/v1/circuits/" + path_segment(s.name)).c_str());
-      const std::vector<std::uint8_t> vk_bytes = base::unhex(json::parse(info->body)["vk"]["bellperson_hex"].get<std::string>());
+      const std::vector<std::uint8_t> vk_bytes =
+          base::unhex(json::parse(info->body)["vk"]["bellperson_hex"].get<std::string>());
       const fs::path vk_file = dir / "served.vk";
-      std::ofstream(vk_file, std::ios::binary).write(reinterpret_cast<const char*>(vk_bytes.data()), std::streamsize(vk_bytes.size()));
-      s.pvk = std::make_shared<groth16::PreparedVerifyingKey>(groth16::PreparedVerifyingKey::from(groth16::read_vk(vk_file.string())));
+      std::ofstream(vk_file, std::ios::binary)
+          .write(reinterpret_cast<const char*>(vk_bytes.data()), std::streamsize(vk_bytes.size()));
+      s.pvk = std::make_shared<groth16::PreparedVerifyingKey>(
+          groth16::PreparedVerifyingKey::from(groth16::read_vk(vk_file.string())));
       groth16::Witness w;
       engine::synthesize_into(gadgets::SyntheticCircuit(s.constraints, s.inputs, s.seed), w);
       s.assignment.resize((w.inputs.size() + w.aux.size()) * 32);
@@ -403,7 +417,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
     std::deque<std::uint64_t> outstanding;
     auto wait_front = [&] {
       const std::uint64_t id = outstanding.front();
-      const auto r = answered(*http, [&] { return http->Get(("/v1/jobs/" + std::to_string(id) + "/wait?timeout_s=2").c_str()); }, 120s);
+      const auto r = answered(
+          *http, [&] { return http->Get(("/v1/jobs/" + std::to_string(id) + "/wait?timeout_s=2").c_str()); }, 120s);
       if (!r || r->status != 200) return;  // a later wait, or the final check, settles it
       const json body = json::parse(r->body, nullptr, false);
       if (body.is_discarded() || !is_final(body.value("state", ""))) return;
@@ -417,10 +432,14 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       std::string body_bytes;
       std::string path = "/v1/jobs";
       if (p.upload) {
-        httplib::Params q = {{"circuit", s.name}, {"format", "assignment"}, {"partitions", std::to_string(p.partitions)}, {"priority", p.priority}};
+        httplib::Params q = {{"circuit", s.name},
+                             {"format", "assignment"},
+                             {"partitions", std::to_string(p.partitions)},
+                             {"priority", p.priority}};
         if (p.keyed) q.emplace("idempotency_key", key);
         path = httplib::append_query_params(path, q);
-        for (std::size_t k = 0; k < p.partitions; ++k) body_bytes.append(reinterpret_cast<const char*>(s.assignment.data()), s.assignment.size());
+        for (std::size_t k = 0; k < p.partitions; ++k)
+          body_bytes.append(reinterpret_cast<const char*>(s.assignment.data()), s.assignment.size());
       } else {
         json req = {{"circuit", s.name}, {"partitions", p.partitions}, {"priority", p.priority}, {"seed", rng() >> 12}};
         if (p.keyed) req["idempotency_key"] = key;
@@ -435,7 +454,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
           break;
         }
         if (r && r->status != 503) {
-          ledger.problem("job " + std::to_string(i) + " refused: HTTP " + std::to_string(r->status) + " " + r->body.substr(0, 200));
+          ledger.problem("job " + std::to_string(i) + " refused: HTTP " + std::to_string(r->status) + " " +
+                         r->body.substr(0, 200));
           break;
         }
         // No connection or 503: not taken. A broken answer: maybe taken, unknown without a key.
@@ -464,7 +484,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       outstanding.push_back(*id);
       if (p.cancel) {
         std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 300));
-        const auto r = answered(*http, [&] { return http->Delete(("/v1/jobs/" + std::to_string(*id)).c_str()); }, 120s);
+        const auto r = answered(
+            *http, [&] { return http->Delete(("/v1/jobs/" + std::to_string(*id)).c_str()); }, 120s);
         const json answer = r && r->status == 200 ? json::parse(r->body, nullptr, false) : json();
         std::lock_guard lock(ledger.mu);
         ++ledger.cancels_sent;
@@ -475,13 +496,15 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       }
       if (p.resubmit) {
         std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 500));
-        const auto r = answered(*http, [&] { return http->Post(path.c_str(), body_bytes, type); }, 120s);
+        const auto r = answered(
+            *http, [&] { return http->Post(path.c_str(), body_bytes, type); }, 120s);
         if (r && r->status == 200) {
           const std::uint64_t again = json::parse(r->body)["id"].get<std::uint64_t>();
           std::lock_guard lock(ledger.mu);
           (again == *id ? ledger.resubmits_same : ledger.resubmits_other)++;
         } else {
-          ledger.problem("resubmitting key " + key + ": " + (r ? std::to_string(r->status) + " " + r->body : "no answer"));
+          ledger.problem("resubmitting key " + key + ": " +
+                         (r ? std::to_string(r->status) + " " + r->body : "no answer"));
         }
       }
       while (outstanding.size() >= 3 && !daemon_lost) wait_front();
@@ -521,7 +544,9 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       else {
         ++terms;
         if (end && *end == 0) ++term_clean_exits;
-        else ledger.problem("SIGTERM: the daemon " + (end ? "exited with " + std::to_string(*end) : std::string("did not exit in 30 s")));
+        else
+          ledger.problem("SIGTERM: the daemon " +
+                         (end ? "exited with " + std::to_string(*end) : std::string("did not exit in 30 s")));
       }
       if (!daemon.start(60s)) {
         ++failed_starts;
@@ -537,8 +562,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   for (auto& t : clients) t.join();
 
   // The final check, on the daemon as the last restart left it.
-  std::size_t done = 0, cancelled = 0, failed = 0, wrong_cause = 0, not_final = 0, proofs_checked = 0, invalid_proofs = 0,
-              listed_unknown = 0, lost = 0, proof_changes = ledger.proofs_changed;
+  std::size_t done = 0, cancelled = 0, failed = 0, wrong_cause = 0, not_final = 0, proofs_checked = 0,
+              invalid_proofs = 0, listed_unknown = 0, lost = 0, proof_changes = ledger.proofs_changed;
   std::map<std::uint64_t, json> final_jobs;
   auto http = make_http();
   auto verify_done = [&](std::uint64_t id, const json& body, std::size_t circuit) {
@@ -550,8 +575,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
       const std::vector<std::uint8_t> bytes = base::unhex(proofs[k].get<std::string>());
       std::vector<ff::Fr> inputs;
       for (const auto& x : publics[k]) inputs.push_back(*ff::Fr::from_decimal(x.get<std::string>()));
-      bool ok = bytes.size() == groth16::Proof::BYTES &&
-                groth16::verify(*s.pvk, groth16::Proof::from_bytes(bytes), inputs);
+      bool ok =
+          bytes.size() == groth16::Proof::BYTES && groth16::verify(*s.pvk, groth16::Proof::from_bytes(bytes), inputs);
       if (ok && !inputs.empty()) {  // and not with another input: the check means something
         inputs[0] += ff::Fr::one();
         ok = !groth16::verify(*s.pvk, groth16::Proof::from_bytes(bytes), inputs);
@@ -566,7 +591,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
     const auto deadline = std::chrono::steady_clock::now() + 240s;
     json body;
     while (std::chrono::steady_clock::now() < deadline) {
-      const auto r = answered(*http, [&] { return http->Get(("/v1/jobs/" + std::to_string(id) + "/wait?timeout_s=5").c_str()); }, 60s);
+      const auto r = answered(
+          *http, [&] { return http->Get(("/v1/jobs/" + std::to_string(id) + "/wait?timeout_s=5").c_str()); }, 60s);
       if (!r) continue;
       body = json::parse(r->body, nullptr, false);
       if (r->status == 404) return body;
@@ -595,8 +621,10 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
     final_jobs[id] = body;
     if (state == "done") {
       ++done;
-      if (a.cancel_answered_cancelled) ++wrong_cause, ledger.problem("job " + std::to_string(id) + " was cancelled, yet is done");
-      if (body["proofs"].size() != a.partitions) ++wrong_cause, ledger.problem("job " + std::to_string(id) + ": wrong proof count");
+      if (a.cancel_answered_cancelled)
+        ++wrong_cause, ledger.problem("job " + std::to_string(id) + " was cancelled, yet is done");
+      if (body["proofs"].size() != a.partitions)
+        ++wrong_cause, ledger.problem("job " + std::to_string(id) + ": wrong proof count");
       verify_done(id, body, a.circuit);
       std::vector<std::string> proofs;
       for (const auto& p : body["proofs"]) proofs.push_back(p.get<std::string>());
@@ -620,7 +648,8 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   // and they must finish too.
   std::map<std::string, std::size_t> circuit_index;
   for (std::size_t i = 0; i < shapes.size(); ++i) circuit_index[shapes[i].name] = i;
-  const auto listing = answered(*http, [&] { return http->Get("/v1/jobs"); }, 60s);
+  const auto listing = answered(
+      *http, [&] { return http->Get("/v1/jobs"); }, 60s);
   std::size_t listed = 0;
   if (listing && listing->status == 200) {
     const json listed_jobs = json::parse(listing->body, nullptr, false);
@@ -635,15 +664,18 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
         verify_done(id, body, circuit_index[j["circuit"].get<std::string>()]);
       } else {
         ++not_final;
-        ledger.problem("unannounced job " + std::to_string(id) + " is " + body.value("state", "?") + " " + body.value("error", ""));
+        ledger.problem("unannounced job " + std::to_string(id) + " is " + body.value("state", "?") + " " +
+                       body.value("error", ""));
       }
     }
   } else {
     ledger.problem("GET /v1/jobs did not answer at the end");
   }
   if (listed_unknown > ledger.ambiguous_submits)
-    ledger.problem(std::to_string(listed_unknown) + " jobs nobody was told of, from " + std::to_string(ledger.ambiguous_submits) + " ambiguous submits");
-  if (listed != accepted.size() + listed_unknown) ++lost, ledger.problem("GET /v1/jobs lists " + std::to_string(listed) + " jobs");
+    ledger.problem(std::to_string(listed_unknown) + " jobs nobody was told of, from " +
+                   std::to_string(ledger.ambiguous_submits) + " ambiguous submits");
+  if (listed != accepted.size() + listed_unknown)
+    ++lost, ledger.problem("GET /v1/jobs lists " + std::to_string(listed) + " jobs");
 
   // The end: SIGTERM, then nothing of ours may be left running.
   sampled_pid = -1;
@@ -656,21 +688,27 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   stray += children_of_this_process().size();
   if (stray) ledger.problem(std::to_string(stray) + " processes left behind");
   const std::uint64_t rss_peak = rss_max.load();
-  if (rss_peak > rss_limit) ledger.problem("the daemon's RSS reached " + engine::format_bytes(rss_peak) + ", above " + engine::format_bytes(rss_limit));
-  if (ledger.resubmits_other || ledger.ids_reused) ledger.problem("an idempotency key gave two jobs, or one id two submissions");
+  if (rss_peak > rss_limit)
+    ledger.problem("the daemon's RSS reached " + engine::format_bytes(rss_peak) + ", above " +
+                   engine::format_bytes(rss_limit));
+  if (ledger.resubmits_other || ledger.ids_reused)
+    ledger.problem("an idempotency key gave two jobs, or one id two submissions");
   if (proof_changes) ledger.problem("a job id was returned with two different proofs");
-  if (kills + terms < std::min<std::size_t>(o.faults, 1)) ledger.problem("no fault was injected: the clients finished first");
+  if (kills + terms < std::min<std::size_t>(o.faults, 1))
+    ledger.problem("no fault was injected: the clients finished first");
 
   json record;
   record["machine"] = machine_info();
-  record["command"] = "snarkpipe bench soak-daemon --jobs " + std::to_string(o.jobs) + " --clients " + std::to_string(o.clients) +
-                      " --faults " + std::to_string(o.faults) + " --budget '" + o.budget + "' --seed " + std::to_string(seed);
+  record["command"] = "snarkpipe bench soak-daemon --jobs " + std::to_string(o.jobs) + " --clients " +
+                      std::to_string(o.clients) + " --faults " + std::to_string(o.faults) + " --budget '" + o.budget +
+                      "' --seed " + std::to_string(seed);
   record["date"] = record["machine"]["date"];
   record["commit"] = commit_of_tree();
   record["seed"] = std::to_string(seed);
   record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   record["circuits"] = json::array();
-  for (const auto& s : shapes) record["circuits"].push_back({{"name", s.name}, {"constraints", s.constraints}, {"public_inputs", s.inputs}});
+  for (const auto& s : shapes)
+    record["circuits"].push_back({{"name", s.name}, {"constraints", s.constraints}, {"public_inputs", s.inputs}});
   std::size_t keyed = 0, uploads = 0, resubmits = 0, partitions = 0;
   for (const auto& p : plan) keyed += p.keyed, uploads += p.upload, resubmits += p.resubmit, partitions += p.partitions;
   record["injected"] = {{"sigkill", kills},
@@ -711,11 +749,12 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
 
   if (o.json) std::cout << record.dump(2) << "\n";
   else
-    std::printf("soak-daemon: %zu jobs accepted (%zu unannounced), %zu done, %zu cancelled, %zu failed; %zu SIGKILL, %zu SIGTERM; "
-                "%zu proofs verified, %zu invalid; %zu lost, %zu duplicated; RSS max %s of %s; %.1f s\n",
-                accepted.size(), listed_unknown, done, cancelled, failed, kills, terms, proofs_checked, invalid_proofs, lost,
-                record["results"]["duplicated_jobs"].get<std::size_t>(), engine::format_bytes(rss_peak).c_str(),
-                engine::format_bytes(rss_limit).c_str(), record["seconds"].get<double>());
+    std::printf(
+        "soak-daemon: %zu jobs accepted (%zu unannounced), %zu done, %zu cancelled, %zu failed; %zu SIGKILL, %zu SIGTERM; "
+        "%zu proofs verified, %zu invalid; %zu lost, %zu duplicated; RSS max %s of %s; %.1f s\n",
+        accepted.size(), listed_unknown, done, cancelled, failed, kills, terms, proofs_checked, invalid_proofs, lost,
+        record["results"]["duplicated_jobs"].get<std::size_t>(), engine::format_bytes(rss_peak).c_str(),
+        engine::format_bytes(rss_limit).c_str(), record["seconds"].get<double>());
   if (!o.out.empty()) {
     std::ofstream f(o.out);
     f << record.dump(2) << "\n";
@@ -739,14 +778,20 @@ int run_soak_daemon(SoakDaemonOptions&, const CLI::App&) {
 std::vector<Command> register_soak_daemon_commands(CLI::App& app) {
   CLI::App* bench = app.get_subcommand("bench");
   auto o = std::make_shared<SoakDaemonOptions>();
-  auto* c = bench->add_subcommand("soak-daemon", "Jobs through a real `snarkpipe serve`, SIGKILLed and SIGTERMed under load; checks nothing is lost");
-  c->footer("Example: snarkpipe bench soak-daemon --jobs 300 --faults 10 --json --out bench/results/soak/soak-daemon-DATE.json");
+  auto* c = bench->add_subcommand(
+      "soak-daemon",
+      "Jobs through a real `snarkpipe serve`, SIGKILLed and SIGTERMed under load; checks nothing is lost");
+  c->footer(
+      "Example: snarkpipe bench soak-daemon --jobs 300 --faults 10 --json --out bench/results/soak/soak-daemon-DATE.json");
   c->add_option("--jobs", o->jobs, "Jobs to submit (1 to 3 partitions each)")->capture_default_str();
   c->add_option("--clients", o->clients, "Client threads submitting at once")->capture_default_str();
-  c->add_option("--faults", o->faults, "SIGKILLs and SIGTERMs of the daemon (about half each), each followed by a restart")->capture_default_str();
+  c->add_option("--faults", o->faults,
+                "SIGKILLs and SIGTERMs of the daemon (about half each), each followed by a restart")
+      ->capture_default_str();
   c->add_option("--seed", o->seed, "Seed of the plan (0: fresh, printed)")->capture_default_str();
   c->add_option("--budget", o->budget, "The daemon's memory.budget")->capture_default_str();
-  c->add_option("--rss-slack", o->rss_slack, "RSS allowed above the budget (program, threads, SQLite, allocator)")->capture_default_str();
+  c->add_option("--rss-slack", o->rss_slack, "RSS allowed above the budget (program, threads, SQLite, allocator)")
+      ->capture_default_str();
   c->add_flag("--json", o->json, "Print the JSON record");
   c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
   return {make_command(c, o, run_soak_daemon)};

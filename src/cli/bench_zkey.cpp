@@ -114,8 +114,8 @@ nlohmann::json run_zkey_bench(const ZkeyBenchOptions& o, const std::string& comm
   }
   if (!o.snarkjs.empty()) {
     const std::string tmp = std::filesystem::temp_directory_path() / ("snarkpipe-bench-" + std::to_string(::getpid()));
-    const std::string cmd = shell_quote(o.snarkjs) + " groth16 prove " + shell_quote(o.zkey) + " " + shell_quote(o.wtns) + " " +
-                            tmp + "-proof.json " + tmp + "-public.json > /dev/null 2>&1";
+    const std::string cmd = shell_quote(o.snarkjs) + " groth16 prove " + shell_quote(o.zkey) + " " +
+                            shell_quote(o.wtns) + " " + tmp + "-proof.json " + tmp + "-public.json > /dev/null 2>&1";
     std::vector<double> sj;
     for (int r = 0; r < std::max(1, o.snarkjs_runs); ++r) {
       t0 = base::Clock::now();

@@ -18,7 +18,8 @@ namespace snarkpipe::cli {
 std::size_t parse_size(const std::string& s) { return std::size_t(base::parse_count(s)); }
 
 std::string CircuitSpec::describe() const {
-  if (name == "sha256-preimage") return name + " (" + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") + ")";
+  if (name == "sha256-preimage")
+    return name + " (" + std::to_string(blocks) + " block" + (blocks == 1 ? "" : "s") + ")";
   if (name == "merkle-sha256") return name + " (depth " + std::to_string(depth) + ")";
   if (name == "synthetic") return name + " (" + constraints + " constraints, " + std::to_string(inputs) + " inputs)";
   if (name == "porep-like") return name + " (" + porep_like_params(*this).describe() + ")";
@@ -45,7 +46,8 @@ void add_circuit_options(CLI::App* cmd, CircuitSpec& spec) {
   cmd->add_option("--blocks", spec.blocks, "sha256-preimage: number of 64-byte message blocks")->capture_default_str();
   cmd->add_option("--depth", spec.depth, "merkle-sha256: tree depth (about 45,600 constraints per level)")
       ->capture_default_str();
-  cmd->add_option("--constraints", spec.constraints, "synthetic: number of constraints, N or 2^k")->capture_default_str();
+  cmd->add_option("--constraints", spec.constraints, "synthetic: number of constraints, N or 2^k")
+      ->capture_default_str();
   cmd->add_option("--inputs", spec.inputs, "synthetic: number of public inputs")->capture_default_str();
   cmd->add_option("--scale", spec.scale,
                   "porep-like: preset tiny (~480K constraints), ci (~2.8M) or full (~130M, a PoRep partition)")
@@ -53,9 +55,11 @@ void add_circuit_options(CLI::App* cmd, CircuitSpec& spec) {
       ->capture_default_str();
   cmd->add_option("--challenges", spec.challenges, "porep-like: challenges (overrides the preset)");
   cmd->add_option("--layers", spec.layers, "porep-like: layers (overrides the preset)");
-  cmd->add_option("--log2-nodes", spec.log2_nodes, "porep-like: log2 of the sector's node count, a multiple of 3 (overrides the preset)");
+  cmd->add_option("--log2-nodes", spec.log2_nodes,
+                  "porep-like: log2 of the sector's node count, a multiple of 3 (overrides the preset)");
   cmd->add_option("--parents", spec.parents, "porep-like: parent labels hashed per layer (overrides the preset)");
-  cmd->add_option("--seed", spec.seed, "Seed of the witness (and of the synthetic circuit's shape)")->capture_default_str();
+  cmd->add_option("--seed", spec.seed, "Seed of the witness (and of the synthetic circuit's shape)")
+      ->capture_default_str();
 }
 
 CircuitInstance make_circuit(const CircuitSpec& spec) {
@@ -84,7 +88,8 @@ CircuitInstance make_circuit(const CircuitSpec& spec) {
     c.shape = std::make_unique<gadgets::PorepLikeCircuit>(p, std::nullopt);
     c.proving = std::make_unique<gadgets::PorepLikeCircuit>(p, std::move(w));
   } else {
-    throw std::invalid_argument("unknown circuit '" + spec.name + "' (try sha256-preimage, merkle-sha256, synthetic, porep-like)");
+    throw std::invalid_argument("unknown circuit '" + spec.name +
+                                "' (try sha256-preimage, merkle-sha256, synthetic, porep-like)");
   }
   return c;
 }
@@ -166,7 +171,8 @@ RecordedCircuit record_cached(const CircuitSpec& spec, const circuit::Circuit& s
   }
   const circuit::R1csCache c(*dir, recorder_version());
   circuit::R1csCache::Outcome o;
-  out.r1cs = c.get_or_record(circuit_type(spec), [&] { return record(shape); }, &o);
+  out.r1cs = c.get_or_record(
+      circuit_type(spec), [&] { return record(shape); }, &o);
   out.from_cache = o.loaded;
   out.ms = o.ms;
   if (o.loaded || o.written) out.cache_path = o.path.string();

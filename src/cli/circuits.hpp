@@ -17,16 +17,16 @@ namespace snarkpipe::cli {
 
 struct CircuitSpec {
   std::string name = "merkle-sha256";
-  std::size_t blocks = 1;          // sha256-preimage: message blocks
-  std::size_t depth = 4;           // merkle-sha256: tree depth
+  std::size_t blocks = 1;            // sha256-preimage: message blocks
+  std::size_t depth = 4;             // merkle-sha256: tree depth
   std::string constraints = "2^12";  // synthetic: constraints (N or 2^k)
-  std::size_t inputs = 2;          // synthetic: public inputs
-  std::string scale = "tiny";      // porep-like: preset (tiny, ci, full), then the overrides below
-  std::size_t challenges = 0;      // porep-like overrides; 0 keeps the preset's value
+  std::size_t inputs = 2;            // synthetic: public inputs
+  std::string scale = "tiny";        // porep-like: preset (tiny, ci, full), then the overrides below
+  std::size_t challenges = 0;        // porep-like overrides; 0 keeps the preset's value
   std::size_t layers = 0;
   std::size_t log2_nodes = 0;
   std::size_t parents = 0;
-  std::uint64_t seed = 1;          // the witness (and synthetic's shape)
+  std::uint64_t seed = 1;  // the witness (and synthetic's shape)
 
   std::string describe() const;
 };

@@ -165,9 +165,8 @@ bool h_poly_matches_cpu(cuda::GpuNtt& ntt, unsigned log_n) {
     poly::intt(v, domain);
     poly::coset_ntt(v, domain);
   }
-  tbb::parallel_for(std::size_t(0), n, [&](std::size_t i) {
-    h[0][i] = (h[0][i] * h[1][i] - h[2][i]) * domain.coset_vanishing_inv();
-  });
+  tbb::parallel_for(std::size_t(0), n,
+                    [&](std::size_t i) { h[0][i] = (h[0][i] * h[1][i] - h[2][i]) * domain.coset_vanishing_inv(); });
   poly::icoset_ntt(h[0], domain);
   return to_host(d[0], n, st) == h[0];
 }
@@ -185,9 +184,8 @@ json bench_h_poly(unsigned log_n, const GpuBenchOptions& o) {
       bench::random_scalars(abc[k].as<Fr>(), n, 0x616263 + 3 * log_n + k, st);
     }
     // In place, run after run, like the NTT: the work does not depend on the values.
-    const Stats s = time_runs(st, o.warmup, o.runs, [&] {
-      h_poly(ntt, abc[0].as<Fr>(), abc[1].as<Fr>(), abc[2].as<Fr>(), log_n, z_inv);
-    });
+    const Stats s = time_runs(st, o.warmup, o.runs,
+                              [&] { h_poly(ntt, abc[0].as<Fr>(), abc[1].as<Fr>(), abc[2].as<Fr>(), log_n, z_inv); });
     r = record("h_poly", log_n, s);
   }
   if (!o.no_verify) {
@@ -341,8 +339,8 @@ json bench_rates(int sm_count, std::FILE* lines) {
 std::string command_line(const GpuBenchOptions& o) {
   auto list = [](const std::string& s) { return s.empty() ? std::string("''") : s; };
   std::string c = "snarkpipe bench gpu --ntt " + list(o.ntt) + " --g1 " + list(o.g1) + " --g2 " + list(o.g2) +
-                  " --h-poly " + list(o.h_poly) + " --inputs " + o.inputs + " --runs " + std::to_string(o.runs) + " --warmup " +
-                  std::to_string(o.warmup);
+                  " --h-poly " + list(o.h_poly) + " --inputs " + o.inputs + " --runs " + std::to_string(o.runs) +
+                  " --warmup " + std::to_string(o.warmup);
   if (o.rates) c += " --rates";
   if (o.no_verify) c += " --no-verify";
   if (o.json) c += " --json";
@@ -360,10 +358,11 @@ void print_result(std::FILE* to, const json& r) {
     return;
   }
   std::fprintf(to, "  %-7s 2^%-3u %-11s median %10.3f ms  min %10.3f  max %10.3f  %s\n",
-               r["op"].get<std::string>().c_str(), r["log_n"].get<unsigned>(),
-               r["inputs"].get<std::string>().c_str(), r["median_ms"].get<double>(), r["min_ms"].get<double>(),
-               r["max_ms"].get<double>(),
-               !r.contains("verified") ? "not verified" : r["verified"].get<bool>() ? "verified" : "WRONG RESULT");
+               r["op"].get<std::string>().c_str(), r["log_n"].get<unsigned>(), r["inputs"].get<std::string>().c_str(),
+               r["median_ms"].get<double>(), r["min_ms"].get<double>(), r["max_ms"].get<double>(),
+               !r.contains("verified")     ? "not verified"
+               : r["verified"].get<bool>() ? "verified"
+                                           : "WRONG RESULT");
   std::fflush(to);
 }
 
@@ -376,13 +375,10 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     return 2;
   }
   // Every engine below runs on device 0.
-  json doc = {{"device", devices[0].name},
-              {"driver", driver_version()},
-              {"cuda_runtime", bench::runtime_version()},
-              {"sm_count", devices[0].sm_count},
-              {"date", utc_now()},
-              {"command", command_line(o)},
-              {"results", json::array()}};
+  json doc = {
+      {"device", devices[0].name},       {"driver", driver_version()}, {"cuda_runtime", bench::runtime_version()},
+      {"sm_count", devices[0].sm_count}, {"date", utc_now()},          {"command", command_line(o)},
+      {"results", json::array()}};
   std::FILE* lines = o.json ? stderr : stdout;
   std::fprintf(lines, "%s, driver %s, CUDA runtime %s\n", devices[0].name.c_str(),
                doc["driver"].get<std::string>().c_str(), doc["cuda_runtime"].get<std::string>().c_str());
@@ -406,9 +402,8 @@ int run_gpu_bench(const GpuBenchOptions& o) {
   for (unsigned k : h_logs) add(bench_h_poly(k, o));
   save();
   if (o.json) std::printf("%s\n", doc.dump(2).c_str());
-  const bool all_ok = std::none_of(doc["results"].begin(), doc["results"].end(), [](const json& r) {
-    return r.contains("verified") && !r["verified"].get<bool>();
-  });
+  const bool all_ok = std::none_of(doc["results"].begin(), doc["results"].end(),
+                                   [](const json& r) { return r.contains("verified") && !r["verified"].get<bool>(); });
   return all_ok ? 0 : 1;
 }
 

@@ -127,7 +127,8 @@ int run_submit(const SubmitOptions& o) {
   }
   if (!packed_tmp.empty()) std::filesystem::remove(packed_tmp);
   const std::uint64_t id = submitted.at("id");
-  std::fprintf(stderr, "job %llu %s\n", (unsigned long long)id, submitted.value("created", true) ? "submitted" : "(already submitted with this key)");
+  std::fprintf(stderr, "job %llu %s\n", (unsigned long long)id,
+               submitted.value("created", true) ? "submitted" : "(already submitted with this key)");
   if (o.no_wait) {
     std::printf("%llu\n", (unsigned long long)id);
     return 0;
@@ -153,7 +154,8 @@ int run_submit(const SubmitOptions& o) {
       o.public_out.empty() ? (std::filesystem::path(o.out).parent_path() / "public.json").string() : o.public_out;
   write_text(public_out, (publics.size() == 1 ? publics[0] : publics).dump(1) + "\n");
   if (!o.proof_bytes.empty()) write_bytes(o.proof_bytes, all);
-  if (!o.vk_out.empty()) write_bytes(o.vk_out, unhex(client.circuit(o.circuit).at("vk").at("bellperson_hex").get<std::string>()));
+  if (!o.vk_out.empty())
+    write_bytes(o.vk_out, unhex(client.circuit(o.circuit).at("vk").at("bellperson_hex").get<std::string>()));
   std::fprintf(stderr, "job %llu done: wrote %s and %s\n", (unsigned long long)id, o.out.c_str(), public_out.c_str());
   return 0;
 }
@@ -169,7 +171,8 @@ int run_jobs(const JobsOptions& o) {
   for (const auto& j : jobs.at("jobs"))
     std::printf("%-8llu %-10s %-10llu %s%s%s\n", (unsigned long long)j.at("id").get<std::uint64_t>(),
                 j.value("state", "").c_str(), (unsigned long long)j.value("partitions", std::uint64_t(0)),
-                j.value("circuit", "").c_str(), j.contains("error") ? "  " : "", j.value("error", std::string()).c_str());
+                j.value("circuit", "").c_str(), j.contains("error") ? "  " : "",
+                j.value("error", std::string()).c_str());
   return 0;
 }
 
@@ -179,7 +182,8 @@ int run_cancel(const CancelOptions& o) {
   for (std::uint64_t id : o.ids) {
     const nlohmann::json r = client.cancel(id);
     const bool cancelled = r.value("cancelled", false);
-    std::printf("%llu %s (%s)\n", (unsigned long long)id, cancelled ? "cancelled" : "not cancelled", r.value("state", "").c_str());
+    std::printf("%llu %s (%s)\n", (unsigned long long)id, cancelled ? "cancelled" : "not cancelled",
+                r.value("state", "").c_str());
     if (!cancelled) status = 1;
   }
   return status;
@@ -203,8 +207,8 @@ int run_register(const RegisterOptions& o) {
     if (!registered)
       for (const auto& [kind, file] : {std::pair{key_kind, key_file}, std::pair{std::string("r1cs"), o.r1cs}}) {
         const nlohmann::json up = client.upload_circuit_file(o.name, kind, file);
-        std::fprintf(stderr, "uploaded %s: %llu bytes, sha256 %s\n", file.c_str(), (unsigned long long)up.value("bytes", 0ull),
-                     up.value("sha256", "").c_str());
+        std::fprintf(stderr, "uploaded %s: %llu bytes, sha256 %s\n", file.c_str(),
+                     (unsigned long long)up.value("bytes", 0ull), up.value("sha256", "").c_str());
       }
     spec["uploaded"] = {key_kind, "r1cs"};
   } else {
@@ -213,7 +217,8 @@ int run_register(const RegisterOptions& o) {
     spec["r1cs"] = std::filesystem::absolute(o.r1cs).string();
   }
   const nlohmann::json r = client.register_circuit(spec);
-  std::printf("%s %s\n", r.value("name", "").c_str(), r.value("created", false) ? "registered" : "was registered already");
+  std::printf("%s %s\n", r.value("name", "").c_str(),
+              r.value("created", false) ? "registered" : "was registered already");
   return 0;
 }
 
@@ -222,7 +227,8 @@ int run_register(const RegisterOptions& o) {
 template <class Options>
 Command without_daemon(CLI::App* c, std::shared_ptr<Options> o) {
   return make_command(c, o, [](Options&, const CLI::App&) -> int {
-    throw std::runtime_error("this snarkpipe was built without the daemon's client: install libcpp-httplib-dev and configure again");
+    throw std::runtime_error(
+        "this snarkpipe was built without the daemon's client: install libcpp-httplib-dev and configure again");
   });
 }
 
@@ -245,7 +251,8 @@ std::vector<Command> register_client_commands(CLI::App& app) {
     c->add_option("--assignment", o->assignment, "The witness as the binary assignment")->check(CLI::ExistingFile);
     c->add_option("--packed", o->packed, "The witness in the packed form")->check(CLI::ExistingFile);
     c->add_flag("--pack", o->pack, "Pack the --wtns before sending it");
-    c->add_option("--partitions", o->partitions, "Partitions in the upload (assignment, packed)")->capture_default_str();
+    c->add_option("--partitions", o->partitions, "Partitions in the upload (assignment, packed)")
+        ->capture_default_str();
     c->add_option("--priority", o->priority, "low, normal, high, critical")->capture_default_str();
     c->add_option("--idempotency-key", o->idempotency_key, "Submitting again with this key returns the same job");
     c->add_option("--out", o->out, "Where to write the proof (snarkjs proof.json)")->capture_default_str();
@@ -293,7 +300,8 @@ std::vector<Command> register_client_commands(CLI::App& app) {
   }
   {
     auto o = std::make_shared<CancelOptions>();
-    auto* c = app.add_subcommand("cancel", "Cancel queued or running jobs on a daemon; exit status 1 when one was not cancelled");
+    auto* c = app.add_subcommand("cancel",
+                                 "Cancel queued or running jobs on a daemon; exit status 1 when one was not cancelled");
     add_server_options(c, o->server);
     c->add_option("ids", o->ids, "Job ids")->required();
 #ifdef SNARKPIPE_HAVE_SERVICE

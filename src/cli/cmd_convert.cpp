@@ -27,7 +27,8 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
     std::string zkey, circom_r1cs, params, vk, r1cs, wtns, vk_json;
   };
   auto o = std::make_shared<ConvertOptions>();
-  auto* c = app.add_subcommand("convert", "Turn a snarkjs .zkey (its ceremony kept) into a bellperson .params/.vk and a .snkr1cs");
+  auto* c = app.add_subcommand("convert",
+                               "Turn a snarkjs .zkey (its ceremony kept) into a bellperson .params/.vk and a .snkr1cs");
   c->footer(
       "The verifying key is the zkey's own points, so proofs made with the converted key (`snarkpipe prove --params\n"
       "P.params --r1cs C.snkr1cs --wtns W`, any backend) verify under the original verification_key.json.\n"
@@ -41,7 +42,9 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
       "Example: snarkpipe convert --zkey circuit.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk \\\n"
       "           --r1cs c.snkr1cs --wtns witness.wtns --vk-json verification_key.json");
   c->add_option("--zkey", o->zkey, "snarkjs Groth16 key (BLS12-381)")->required()->check(CLI::ExistingFile);
-  c->add_option("--circom-r1cs", o->circom_r1cs, "circom's .r1cs the zkey was made for")->required()->check(CLI::ExistingFile);
+  c->add_option("--circom-r1cs", o->circom_r1cs, "circom's .r1cs the zkey was made for")
+      ->required()
+      ->check(CLI::ExistingFile);
   c->add_option("--params", o->params, "Where to write bellperson's parameters (.params)")->required();
   c->add_option("--vk", o->vk, "Where to write bellperson's verifying key (.vk)");
   c->add_option("--r1cs", o->r1cs, "Where to write the recorded circuit (.snkr1cs)")->required();
@@ -58,7 +61,8 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
     std::fflush(stdout);
     const auto th = std::make_shared<Clock::time_point>(Clock::now());
     const circom::ConvertedZkey converted = circom::convert_zkey(
-        std::move(zkey), circuit, {o.zkey, o.circom_r1cs}, [th](std::string_view phase, std::size_t done, std::size_t total) {
+        std::move(zkey), circuit, {o.zkey, o.circom_r1cs},
+        [th](std::string_view phase, std::size_t done, std::size_t total) {
           if (phase == "rows") *th = Clock::now();  // the h query starts right after
           if (phase != "h") return;
           std::fprintf(stderr, "h query: %zu/%zu transform steps, %.1f s\n", done, total, ms_since(*th) / 1e3);
@@ -84,8 +88,10 @@ void add_convert_command(CLI::App& app, std::vector<Command>& cmds) {
       std::printf("%s: a proof with the converted key verifies\n", o.wtns.c_str());
     }
     if (o.wtns.empty())
-      std::printf("note: a zkey holds no C matrix, so %s's C was not checked against the key (A and B were); "
-                  "--wtns W proves once to check it\n", o.circom_r1cs.c_str());
+      std::printf(
+          "note: a zkey holds no C matrix, so %s's C was not checked against the key (A and B were); "
+          "--wtns W proves once to check it\n",
+          o.circom_r1cs.c_str());
     groth16::write_params(o.params, converted.pk);
     std::printf("wrote %s\n", o.params.c_str());
     if (!o.vk.empty()) {

@@ -43,7 +43,8 @@ namespace {
 std::string timeline_path_for(const std::string& path, std::size_t j, std::size_t s, bool sweep) {
   if (!sweep) return path;
   const std::filesystem::path p(path);
-  return (p.parent_path() / (p.stem().string() + "-c" + std::to_string(j) + "-s" + std::to_string(s) + p.extension().string()))
+  return (p.parent_path() /
+          (p.stem().string() + "-c" + std::to_string(j) + "-s" + std::to_string(s) + p.extension().string()))
       .string();
 }
 
@@ -75,7 +76,9 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   while (!running.empty()) {
     const engine::JobResult r = eng.wait(running.front());
     running.pop_front();
-    if (!r.ok()) throw std::runtime_error("job " + std::to_string(r.id) + " " + std::string(engine::state_name(r.state)) + ": " + r.error);
+    if (!r.ok())
+      throw std::runtime_error("job " + std::to_string(r.id) + " " + std::string(engine::state_name(r.state)) + ": " +
+                               r.error);
     // The engine verified each partition already; this checks what it hands out, independently.
     bool all = r.proofs.size() == o.partitions;
     for (std::size_t k = 0; k < r.proofs.size(); ++k)
@@ -108,26 +111,28 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   for (const auto& n : names) device += (device.empty() ? "" : ", ") + n;
   if (backend_kind == "cpu") device += " (" + machine_info()["cpu"].get<std::string>() + ")";
   if (!timeline_path.empty())
-    engine::write_waterfall(tl, "snarkpipe bench pipeline: " + work.describe + ", " + std::to_string(o.partitions) +
-                                    " partitions, " + std::to_string(o.proofs) + " proofs, J=" + std::to_string(concurrency) +
-                                    ", S=" + std::to_string(config.synthesis_workers),
+    engine::write_waterfall(tl,
+                            "snarkpipe bench pipeline: " + work.describe + ", " + std::to_string(o.partitions) +
+                                " partitions, " + std::to_string(o.proofs) + " proofs, J=" +
+                                std::to_string(concurrency) + ", S=" + std::to_string(config.synthesis_workers),
                             timeline_path);
   RunResult res;
   res.concurrency = concurrency;
   res.synthesis_workers = config.synthesis_workers;
-  res.metrics = {{"device", device},
-                 {"gpus", backend_kind == "cpu" ? 0 : stats.devices.size()},
-                 {"s_per_proof", tp.s_per_proof},
-                 {"gpu_busy_pct", busy},
-                 {"idle_gaps", {{"count", gaps.count}, {"total_s", gaps.total}, {"largest_s", gaps.largest}}},
-                 {"latency_p50_s", engine::percentile(tp.latencies, 50)},
-                 {"latency_p99_s", engine::percentile(tp.latencies, 99)},
-                 {"peak_rss_bytes", peak_rss_bytes()},
-                 {"peak_vram_bytes", vram},
-                 {"proofs_verified", verified},
-                 // Host bytes of one partition's witness while it waits for a device.
-                 {"witness_bytes_per_partition", provider->packed_witnesses() ? work.packed_witness_bytes : work.witness_bytes},
-                 {"witness_form", provider->packed_witnesses() ? "packed (0/1 values as bits)" : "full"}};
+  res.metrics = {
+      {"device", device},
+      {"gpus", backend_kind == "cpu" ? 0 : stats.devices.size()},
+      {"s_per_proof", tp.s_per_proof},
+      {"gpu_busy_pct", busy},
+      {"idle_gaps", {{"count", gaps.count}, {"total_s", gaps.total}, {"largest_s", gaps.largest}}},
+      {"latency_p50_s", engine::percentile(tp.latencies, 50)},
+      {"latency_p99_s", engine::percentile(tp.latencies, 99)},
+      {"peak_rss_bytes", peak_rss_bytes()},
+      {"peak_vram_bytes", vram},
+      {"proofs_verified", verified},
+      // Host bytes of one partition's witness while it waits for a device.
+      {"witness_bytes_per_partition", provider->packed_witnesses() ? work.packed_witness_bytes : work.witness_bytes},
+      {"witness_form", provider->packed_witnesses() ? "packed (0/1 values as bits)" : "full"}};
   return res;
 }
 
@@ -149,7 +154,8 @@ engine::WitnessSource copying_source(std::shared_ptr<const std::vector<groth16::
 // backend that takes packed witnesses and no witness check, no full vector is made.
 engine::PackedWitnessSource copying_packed_source(const std::vector<groth16::Witness>& premade) {
   auto packed = std::make_shared<std::vector<groth16::PackedWitness>>(premade.size());
-  for (std::size_t i = 0; i < premade.size(); ++i) groth16::pack_witness(premade[i].inputs, premade[i].aux, (*packed)[i]);
+  for (std::size_t i = 0; i < premade.size(); ++i)
+    groth16::pack_witness(premade[i].inputs, premade[i].aux, (*packed)[i]);
   return [packed](std::size_t k, groth16::PackedWitness& out) {
     const groth16::PackedWitness& src = (*packed)[k % packed->size()];
     out.inputs = src.inputs;
@@ -170,15 +176,17 @@ void print_run(const RunResult& r) {
   std::printf("idle gaps         %zu, %.4f s in all, the largest %.4f s   (gaps >= 1 ms)\n",
               m["idle_gaps"]["count"].get<std::size_t>(), m["idle_gaps"]["total_s"].get<double>(),
               m["idle_gaps"]["largest_s"].get<double>());
-  std::printf("latency           p50 %.4f s, p99 %.4f s\n", m["latency_p50_s"].get<double>(), m["latency_p99_s"].get<double>());
+  std::printf("latency           p50 %.4f s, p99 %.4f s\n", m["latency_p50_s"].get<double>(),
+              m["latency_p99_s"].get<double>());
   std::printf("peak RSS          %s   (ru_maxrss: mapped file pages included)\n",
               engine::format_bytes(m["peak_rss_bytes"].get<std::uint64_t>()).c_str());
   if (m.contains("peak_private_rss_bytes"))
-    std::printf("peak private mem. %s   (RssAnon + RssShmem, page-locked buffers included; anonymous alone %s);"
-                " machine in use %s at peak\n",
-                engine::format_bytes(m["peak_private_rss_bytes"].get<std::uint64_t>()).c_str(),
-                engine::format_bytes(m["peak_anonymous_rss_bytes"].get<std::uint64_t>()).c_str(),
-                engine::format_bytes(m["peak_machine_used_bytes"].get<std::uint64_t>()).c_str());
+    std::printf(
+        "peak private mem. %s   (RssAnon + RssShmem, page-locked buffers included; anonymous alone %s);"
+        " machine in use %s at peak\n",
+        engine::format_bytes(m["peak_private_rss_bytes"].get<std::uint64_t>()).c_str(),
+        engine::format_bytes(m["peak_anonymous_rss_bytes"].get<std::uint64_t>()).c_str(),
+        engine::format_bytes(m["peak_machine_used_bytes"].get<std::uint64_t>()).c_str());
   std::printf("peak device mem.  %s\n", engine::format_bytes(m["peak_vram_bytes"].get<std::uint64_t>()).c_str());
   std::printf("proofs verified   %zu\n", m["proofs_verified"].get<std::size_t>());
   std::printf("witness in flight %s per partition (%s)\n",
@@ -241,7 +249,8 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
   if (!o.r1cs_file.empty()) {
     // Mapped in place: once the GPU holds the circuit its pages leave this process.
     r1cs = circuit::map_r1cs(o.r1cs_file);
-    if (r1cs.num_constraints != shape.num_constraints || r1cs.num_inputs != shape.num_inputs || r1cs.num_aux != shape.num_aux)
+    if (r1cs.num_constraints != shape.num_constraints || r1cs.num_inputs != shape.num_inputs ||
+        r1cs.num_aux != shape.num_aux)
       throw std::invalid_argument("--r1cs " + o.r1cs_file + ": " + std::to_string(r1cs.num_constraints) +
                                   " constraints, not the synthetic shape at --shape-scale " + o.shape_scale + " (" +
                                   shape.describe() + "); write it with snarkpipe synthetic --scale " + o.shape_scale);
@@ -262,7 +271,8 @@ Workload shape_workload(const PipelineOptions& o, const std::string& backend) {
     pk = groth16::setup(r1cs, {}, mult.get());
   }
   Workload w;
-  w.describe = "porep-shape synthetic, scale " + o.shape_scale + " (" + std::to_string(r1cs.num_constraints) + " constraints)";
+  w.describe =
+      "porep-shape synthetic, scale " + o.shape_scale + " (" + std::to_string(r1cs.num_constraints) + " constraints)";
   w.keys = engine::make_circuit_keys(w.describe, std::move(r1cs), std::move(pk));
   if (o.witness_cache > 0) {
     // Copies of a few witnesses made up front: the synthesis stage then costs a memcpy, so a
@@ -327,13 +337,14 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
   const Workload work = o.shape_scale.empty() ? gadget_workload(o) : shape_workload(o, base.backend);
   const auto& keys = work.keys;
   std::fprintf(stderr, "  %llu constraints, %llu aux variables; engine configuration:\n",
-               static_cast<unsigned long long>(keys->r1cs.num_constraints), static_cast<unsigned long long>(keys->r1cs.num_aux));
+               static_cast<unsigned long long>(keys->r1cs.num_constraints),
+               static_cast<unsigned long long>(keys->r1cs.num_aux));
   std::istringstream lines(base.describe());
   for (std::string line; std::getline(lines, line);) std::fprintf(stderr, "    %s\n", line.c_str());
   if (o.synthesis_workers.size() > 1) std::fprintf(stderr, "    (synthesis.workers swept by --synthesis-workers)\n");
 
-  const std::vector<std::size_t> synth = o.synthesis_workers.empty() ? std::vector<std::size_t>{base.synthesis_workers}
-                                                                       : o.synthesis_workers;
+  const std::vector<std::size_t> synth =
+      o.synthesis_workers.empty() ? std::vector<std::size_t>{base.synthesis_workers} : o.synthesis_workers;
   std::vector<std::size_t> gpu_counts = o.gpu_counts;
   if (gpu_counts.empty()) gpu_counts.push_back(0);  // 0: the configuration's devices
   const bool sweep = o.concurrency.size() * synth.size() * gpu_counts.size() > 1;
@@ -403,9 +414,9 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
       for (const auto& r : runs) {
         const auto& m = r.metrics;
         std::printf("%5zu %5zu %10.4f %8.1f %6zu %10.4f %10.4f %10.4f %12s %9zu\n", r.concurrency, r.synthesis_workers,
-                    m["s_per_proof"].get<double>(), m["gpu_busy_pct"].get<double>(), m["idle_gaps"]["count"].get<std::size_t>(),
-                    m["idle_gaps"]["total_s"].get<double>(), m["latency_p50_s"].get<double>(),
-                    m["latency_p99_s"].get<double>(),
+                    m["s_per_proof"].get<double>(), m["gpu_busy_pct"].get<double>(),
+                    m["idle_gaps"]["count"].get<std::size_t>(), m["idle_gaps"]["total_s"].get<double>(),
+                    m["latency_p50_s"].get<double>(), m["latency_p99_s"].get<double>(),
                     engine::format_bytes(m.value("peak_private_rss_bytes", std::uint64_t(0))).c_str(),
                     m["proofs_verified"].get<std::size_t>());
       }
@@ -444,7 +455,8 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
   o->circuit.name = "synthetic";
   o->circuit.constraints = "2^10";
   auto* c = app.get_subcommand("bench")->add_subcommand(
-      "pipeline", "Run a stream of multi-partition jobs through the proving engine and report throughput and idle time");
+      "pipeline",
+      "Run a stream of multi-partition jobs through the proving engine and report throughput and idle time");
   c->footer(
       "Submits --proofs jobs of --partitions partitions each, --concurrency of them in flight at a time (a new one as\n"
       "each finishes), and reports: s/proof in steady state (from the first proof's end to the last's, per proof),\n"
@@ -464,11 +476,14 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--partitions", o->partitions, "Partitions per job")->capture_default_str();
   c->add_option("--gpu-workers", o->gpu_workers, "Workers per device (gpu.workers_per_device)");
-  c->add_option("--synthesis-workers", o->synthesis_workers, "Synthesis workers (several values: a sweep)")->delimiter(',');
-  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, or cuda (every GPU; see --set gpus.devices)");
-  c->add_option("--shape-scale", o->shape_scale,
-                "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/1024 ...) "
-                "instead of --circuit; set up on the GPU with --backend cuda");
+  c->add_option("--synthesis-workers", o->synthesis_workers, "Synthesis workers (several values: a sweep)")
+      ->delimiter(',');
+  c->add_option("--backend", o->backend,
+                "Prover backend (engine.backend): cpu, or cuda (every GPU; see --set gpus.devices)");
+  c->add_option(
+      "--shape-scale", o->shape_scale,
+      "Prove the PoRep-partition-shape synthetic circuit at this scale (1 = 130,278,869 constraints; 1/1024 ...) "
+      "instead of --circuit; set up on the GPU with --backend cuda");
   c->add_option("--params", o->params_file,
                 "With --shape-scale: the key from this .params (bench prove --circuit synthetic --params writes it) "
                 "instead of a fresh setup; with --backend cuda its queries go from the file straight to the GPU")
@@ -484,25 +499,27 @@ std::vector<Command> register_engine_commands(CLI::App& app) {
                 "Make this many witnesses up front and give each partition a copy (measures the provers without the "
                 "witness generator's CPU time; a --circuit has one witness, so any N > 0 makes one); 0 generates every "
                 "partition's witness");
-  c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
+  c->add_option("--config", o->config_file, "Engine configuration (TOML; see config/snarkpipe.toml)")
+      ->check(CLI::ExistingFile);
   c->add_option("--set", o->settings, "Override one configuration key: section.key=value (repeatable)");
   c->add_flag("--json", o->json, "Print one JSON object (an array for a sweep)");
   c->add_flag("--baseline", o->baseline,
               "First run one partition alone (4 jobs of 1 partition, one at a time) and report s/proof against "
               "partitions x that time");
   c->add_option("--timeline", o->timeline, "Write the waterfall (HTML) of the run here");
-  c->add_option("-o,--out", o->out, "Also write a record (machine, command, date, configuration, results) to this file");
+  c->add_option("-o,--out", o->out,
+                "Also write a record (machine, command, date, configuration, results) to this file");
   cmds.push_back(make_command(c, o, [](PipelineOptions& o, const CLI::App& self) -> int {
-                    // The command as given (CLI11 keeps the parsed options, not argv), for the record.
-                    std::string cmd = "snarkpipe bench pipeline";
-                    for (const CLI::Option* opt : self.get_options()) {
-                      if (opt->count() == 0 || opt->get_name() == "--help") continue;
-                      cmd += " " + opt->get_name();
-                      if (opt->get_items_expected_max() != 0)  // not a flag
-                        for (const auto& v : opt->results()) cmd += " " + v;
-                    }
-                    return run_bench_pipeline(o, cmd);
-                  }));
+    // The command as given (CLI11 keeps the parsed options, not argv), for the record.
+    std::string cmd = "snarkpipe bench pipeline";
+    for (const CLI::Option* opt : self.get_options()) {
+      if (opt->count() == 0 || opt->get_name() == "--help") continue;
+      cmd += " " + opt->get_name();
+      if (opt->get_items_expected_max() != 0)  // not a flag
+        for (const auto& v : opt->results()) cmd += " " + v;
+    }
+    return run_bench_pipeline(o, cmd);
+  }));
   return cmds;
 }
 

@@ -23,7 +23,8 @@ namespace {
 
 using namespace filecoin;
 
-constexpr const char* VERIFY_SEAL_HELP = R"(Checks what filecoin-proofs' verify_seal checks: from the sector's commitments, prover,
+constexpr const char* VERIFY_SEAL_HELP =
+    R"(Checks what filecoin-proofs' verify_seal checks: from the sector's commitments, prover,
 sector number, ticket and seed it derives each partition's public inputs (the replica id,
 comm_d, comm_r, and for every challenged node its TreeD/TreeR/TreeC indexes and its 6 DRG
 and 8 expander parents in the porep_id-seeded SDR graph), then verifies all partitions'
@@ -114,8 +115,9 @@ std::string record_text(const Options& o) {
 PorepConfig config_from_flags(const Options& o) {
   if (!o.registered_proof.empty()) {
     if (!o.sector_size.empty() || !o.porep_id.empty() || o.synthetic)
-      throw SealInputError("registered proof", "--registered-proof fixes the sector size, porep_id and features; "
-                                               "give it or --sector-size/--porep-id/--synthetic, not both");
+      throw SealInputError("registered proof",
+                           "--registered-proof fixes the sector size, porep_id and features; "
+                           "give it or --sector-size/--porep-id/--synthetic, not both");
     const RegisteredSealProof* p = find_registered_seal_proof(o.registered_proof);
     if (!p)
       throw SealInputError("registered proof", "unknown proof type '" + o.registered_proof +
@@ -130,9 +132,11 @@ PorepConfig config_from_flags(const Options& o) {
     throw SealInputError("proof type", "give --registered-proof, or --sector-size with --api-version, or --record");
   PorepConfig c;
   const auto size = parse_sector_size(o.sector_size);
-  if (!size) throw SealInputError("sector size", "'" + o.sector_size + "' is not a size such as 2KiB, 32GiB or 34359738368");
+  if (!size)
+    throw SealInputError("sector size", "'" + o.sector_size + "' is not a size such as 2KiB, 32GiB or 34359738368");
   c.sector_size = *size;
-  if (o.api_version.empty()) throw SealInputError("api version", "--sector-size needs --api-version (1.0.0, 1.1.0 or 1.2.0)");
+  if (o.api_version.empty())
+    throw SealInputError("api version", "--sector-size needs --api-version (1.0.0, 1.1.0 or 1.2.0)");
   const auto v = parse_api_version(o.api_version);
   if (!v) throw SealInputError("api version", "'" + o.api_version + "' is not 1.0.0, 1.1.0 or 1.2.0");
   c.api_version = *v;
@@ -169,10 +173,12 @@ SealInputs inputs_from_flags(const Options& o) {
   need(o.ticket, "--ticket", "ticket");
   need(o.seed, "--seed", "seed");
   if (!o.sector_id) throw SealInputError("sector_id", "missing (--sector-id)");
-  if (o.prover_id.empty() == o.miner.empty()) throw SealInputError("prover_id", "give exactly one of --prover-id and --miner");
+  if (o.prover_id.empty() == o.miner.empty())
+    throw SealInputError("prover_id", "give exactly one of --prover-id and --miner");
   in.comm_r = parse_commitment(o.comm_r, CommitmentKind::Sealed, "comm_r");
   in.comm_d = parse_commitment(o.comm_d, CommitmentKind::Unsealed, "comm_d");
-  in.prover_id = o.miner.empty() ? parse_bytes32_hex(o.prover_id, "prover_id") : prover_id_from_actor(o.miner, "prover_id");
+  in.prover_id =
+      o.miner.empty() ? parse_bytes32_hex(o.prover_id, "prover_id") : prover_id_from_actor(o.miner, "prover_id");
   in.sector_id = *o.sector_id;
   in.ticket = parse_bytes32_hex(o.ticket, "ticket");
   in.seed = parse_bytes32_hex(o.seed, "seed");
@@ -222,7 +228,8 @@ int run_verify_seal(const Options& o) {
       }
     }
     if (proof.empty())
-      throw SealInputError("proof", o.proof.empty() ? "missing (--proof, or a record with one)" : o.proof + " is empty");
+      throw SealInputError("proof",
+                           o.proof.empty() ? "missing (--proof, or a record with one)" : o.proof + " is empty");
     try {
       vk = load_verifying_key(o.vk);
     } catch (const std::exception& e) {
@@ -265,7 +272,8 @@ int run_verify_seal(const Options& o) {
   }
 }
 
-constexpr const char* VERIFY_POST_FOOTER = R"(Checks what filecoin-proofs' verify_window_post checks: the sectors, in ascending sector-id
+constexpr const char* VERIFY_POST_FOOTER =
+    R"(Checks what filecoin-proofs' verify_window_post checks: the sectors, in ascending sector-id
 order, fill partitions of 2 (2KiB, 8MiB, 512MiB), 2,349 (32GiB) or 2,300 (64GiB) sectors; each
 sector contributes its comm_r and 10 challenged leaf indexes derived from the randomness; a
 partition short of sectors repeats its last one. All partitions are verified in one batch.
@@ -306,7 +314,8 @@ int run_verify_post(const PostOptions& o) {
   try {
     WindowPostInputs in;
     if (!o.registered_proof.empty()) {
-      if (!o.sector_size.empty()) throw SealInputError("registered proof", "give --registered-proof or --sector-size, not both");
+      if (!o.sector_size.empty())
+        throw SealInputError("registered proof", "give --registered-proof or --sector-size, not both");
       const RegisteredPostProof* p = find_registered_window_post_proof(o.registered_proof);
       if (!p)
         throw SealInputError("registered proof", "unknown WindowPoSt type '" + o.registered_proof +
@@ -315,7 +324,9 @@ int run_verify_post(const PostOptions& o) {
       in.api_version = p->api_version;
     } else {
       const auto size = parse_sector_size(o.sector_size);
-      if (!size) throw SealInputError("sector size", "give --registered-proof, or --sector-size (2KiB … 64GiB) with --api-version");
+      if (!size)
+        throw SealInputError("sector size",
+                             "give --registered-proof, or --sector-size (2KiB … 64GiB) with --api-version");
       in.sector_size = *size;
       const auto v = parse_api_version(o.api_version);
       if (!v) throw SealInputError("api version", "--sector-size needs --api-version 1.0.0 or 1.2.0");
@@ -354,8 +365,7 @@ int run_verify_post(const PostOptions& o) {
     if (c.valid)
       std::printf("valid: %s, %u partition%s × %zu public inputs\n", what.c_str(), c.partitions,
                   c.partitions == 1 ? "" : "s", c.inputs_per_partition);
-    else
-      std::printf("invalid: %s: %s\n", what.c_str(), c.reason.c_str());
+    else std::printf("invalid: %s: %s\n", what.c_str(), c.reason.c_str());
     return c.valid ? 0 : 1;
   } catch (const SealInputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
@@ -368,19 +378,22 @@ int run_verify_post(const PostOptions& o) {
 std::vector<Command> register_filecoin_commands(CLI::App& app) {
   std::vector<Command> cmds;
   auto o = std::make_shared<Options>();
-  auto* c = app.add_subcommand("verify-seal", "Verify a Filecoin PoRep (sealed sector) proof; exit status 0 only when valid");
+  auto* c =
+      app.add_subcommand("verify-seal", "Verify a Filecoin PoRep (sealed sector) proof; exit status 0 only when valid");
   c->footer(std::string(VERIFY_SEAL_HELP) + "\n\n" + VERIFY_SEAL_FOOTER);
 
   auto* type = c->add_option("--registered-proof", o->registered_proof,
                              "The proof type: its number (0-14) or name, e.g. 8 or StackedDrg32GiBV1_1");
-  c->add_option("--sector-size", o->sector_size, "With --api-version instead of a registered type: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB");
+  c->add_option("--sector-size", o->sector_size,
+                "With --api-version instead of a registered type: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB");
   c->add_option("--api-version", o->api_version, "rust-fil-proofs' API version: 1.0.0, 1.1.0 or 1.2.0");
   c->add_option("--porep-id", o->porep_id, "With --sector-size: the 32-byte porep_id (64 hex digits)");
   c->add_flag("--synthetic", o->synthetic, "With --sector-size: synthetic PoRep challenges (API 1.2.0)");
   c->add_option("--comm-r", o->comm_r, "The sealed commitment: 64 hex digits (little-endian Fr) or its CID");
   c->add_option("--comm-d", o->comm_d, "The unsealed (data) commitment: 64 hex digits or its CID");
   c->add_option("--prover-id", o->prover_id, "The prover id: 64 hex digits");
-  c->add_option("--miner", o->miner, "Instead of --prover-id: the miner's actor id (f01234), as Lotus derives the prover id");
+  c->add_option("--miner", o->miner,
+                "Instead of --prover-id: the miner's actor id (f01234), as Lotus derives the prover id");
   c->add_option("--sector-id", o->sector_id, "The sector number");
   c->add_option("--ticket", o->ticket, "The sealing ticket (randomness at pre-commit): 64 hex digits");
   c->add_option("--seed", o->seed, "The interactive seed (randomness at commit): 64 hex digits");
@@ -392,7 +405,8 @@ std::vector<Command> register_filecoin_commands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   c->add_option("--proof", o->proof, "The partitions' proofs, 192 bytes each, concatenated (binary or hex)")
       ->check(CLI::ExistingFile);
-  c->add_option("--public-out", o->public_out, "Also write the derived public inputs (JSON, decimal; one array per partition)");
+  c->add_option("--public-out", o->public_out,
+                "Also write the derived public inputs (JSON, decimal; one array per partition)");
   c->add_flag("--json", o->json, "Print the result as JSON");
   for (const char* flag : {"--sector-size", "--api-version", "--porep-id", "--synthetic", "--comm-r", "--comm-d",
                            "--prover-id", "--miner", "--sector-id", "--ticket", "--seed"})

@@ -10,9 +10,9 @@ namespace snarkpipe::cli {
 
 std::vector<Command> register_groth16_commands(CLI::App& app) {
   std::vector<Command> cmds;
-  for (auto* add : {add_setup_command, add_prove_command, add_verify_command, add_export_vk_command,
-                    add_import_r1cs_command, add_convert_command, add_export_circuit_command, add_test_ptau_command, add_inspect_command,
-                    add_demo_command})
+  for (auto* add :
+       {add_setup_command, add_prove_command, add_verify_command, add_export_vk_command, add_import_r1cs_command,
+        add_convert_command, add_export_circuit_command, add_test_ptau_command, add_inspect_command, add_demo_command})
     add(app, cmds);
   return cmds;
 }

@@ -44,7 +44,8 @@ Fr parse_element(const std::string& s, std::size_t position) {
     ff::Limbs<4> r{};
     for (std::size_t i = 0; i < digits.size(); ++i) {
       const char c = digits[digits.size() - 1 - i];
-      const std::uint64_t d = std::uint64_t(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+      const std::uint64_t d =
+          std::uint64_t(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
       r[i / 16] |= d << (4 * (i % 16));
     }
     const auto v = Fr::from_repr(r);
@@ -89,7 +90,8 @@ std::vector<Command> register_hash_commands(CLI::App& app) {
   hash->footer("Run `snarkpipe hash poseidon --help` for its options.");
 
   auto o = std::make_shared<PoseidonOptions>();
-  auto* c = hash->add_subcommand("poseidon", "The Poseidon digest of field elements (Filecoin's neptune, BLS12-381 Fr)");
+  auto* c =
+      hash->add_subcommand("poseidon", "The Poseidon digest of field elements (Filecoin's neptune, BLS12-381 Fr)");
   c->footer(
       "Neptune's Poseidon (Strength::Standard, Merkle-tree domain tag 2^A - 1, R_F = 8): the state\n"
       "[2^A - 1, X1, ..., XA] permuted, element 1 kept. Filecoin hashes its 8-ary trees with A = 8,\n"

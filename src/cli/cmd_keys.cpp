@@ -42,30 +42,30 @@ void add_setup_command(CLI::App& app, std::vector<Command>& cmds) {
     c->add_option("--params", o->params, "Where to write the proving key (.params)")->required();
     c->add_option("--vk", o->vk, "Where to write the verifying key (.vk)")->required();
     cmds.push_back(make_command(c, o, [](SetupOptions& o, const CLI::App&) -> int {
-                      const std::string what = o.r1cs_path.empty() ? o.spec.describe() : o.r1cs_path;
-                      PhaseProgress progress("setup " + what, 10);
-                      circuit::R1cs r1cs;
-                      std::string recorded;
-                      if (o.r1cs_path.empty()) {
-                        const CircuitInstance ci = make_circuit(o.spec);
-                        progress.phase("record circuit");
-                        RecordedCircuit rc = record_cached(o.spec, *ci.shape, o.cache);
-                        recorded = rc.summary();
-                        r1cs = std::move(rc.r1cs);
-                      } else {
-                        progress.phase("read circuit");
-                        r1cs = load_circuit_file(o.r1cs_path);
-                      }
-                      const ProvingKey pk = run_setup(r1cs, progress);
-                      progress.phase("write files");
-                      groth16::write_params(o.params, pk);
-                      groth16::write_vk(o.vk, pk.vk);
-                      progress.finish();
-                      print_r1cs_shape(r1cs);
-                      if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
-                      std::printf("wrote %s and %s (%.1f s)\n", o.params.c_str(), o.vk.c_str(), progress.total_ms() / 1e3);
-                      return 0;
-                    }));
+      const std::string what = o.r1cs_path.empty() ? o.spec.describe() : o.r1cs_path;
+      PhaseProgress progress("setup " + what, 10);
+      circuit::R1cs r1cs;
+      std::string recorded;
+      if (o.r1cs_path.empty()) {
+        const CircuitInstance ci = make_circuit(o.spec);
+        progress.phase("record circuit");
+        RecordedCircuit rc = record_cached(o.spec, *ci.shape, o.cache);
+        recorded = rc.summary();
+        r1cs = std::move(rc.r1cs);
+      } else {
+        progress.phase("read circuit");
+        r1cs = load_circuit_file(o.r1cs_path);
+      }
+      const ProvingKey pk = run_setup(r1cs, progress);
+      progress.phase("write files");
+      groth16::write_params(o.params, pk);
+      groth16::write_vk(o.vk, pk.vk);
+      progress.finish();
+      print_r1cs_shape(r1cs);
+      if (!recorded.empty()) std::printf("circuit %s\n", recorded.c_str());
+      std::printf("wrote %s and %s (%.1f s)\n", o.params.c_str(), o.vk.c_str(), progress.total_ms() / 1e3);
+      return 0;
+    }));
   }
 }
 
@@ -83,26 +83,27 @@ void add_export_vk_command(CLI::App& app, std::vector<Command>& cmds) {
     c->footer(
         "From a bellperson .vk (or .params) or from a snarkjs .zkey (as `snarkjs zkey export verificationkey`).\n"
         "Example: snarkpipe export-vk --vk m4.vk --format snarkjs --out vk.json");
-    c->add_option("--vk", o->vk_path, "A bellperson verifying key (.vk) or parameters (.params)")->check(CLI::ExistingFile);
+    c->add_option("--vk", o->vk_path, "A bellperson verifying key (.vk) or parameters (.params)")
+        ->check(CLI::ExistingFile);
     c->add_option("--zkey", o->zkey, "A snarkjs Groth16 key (.zkey)")->check(CLI::ExistingFile);
     c->add_option("--format", o->format, "The output format")->check(CLI::IsMember({"snarkjs"}))->capture_default_str();
     c->add_option("--out", o->out, "Where to write vk.json")->required();
     cmds.push_back(make_command(c, o, [](ExportVkOptions& o, const CLI::App&) -> int {
-                      if (o.vk_path.empty() == o.zkey.empty()) throw std::invalid_argument("give exactly one of --vk and --zkey");
-                      groth16::VerifyingKey vk;
-                      if (!o.zkey.empty()) {
-                        vk = circom::read_zkey_vk(o.zkey);
-                      } else {
-                        groth16::ParamsReadOptions ro;
-                        ro.check_subgroup = true;
-                        vk = groth16::summarize_params_file(o.vk_path).kind == groth16::ParamsSummary::Kind::Parameters
-                                 ? groth16::read_params_vk(o.vk_path, ro)
-                                 : groth16::read_vk(o.vk_path, ro);
-                      }
-                      circom::write_json_file(o.out, circom::vk_to_json(vk));
-                      std::printf("wrote %s (%zu public inputs)\n", o.out.c_str(), vk.ic.size() - 1);
-                      return 0;
-                    }));
+      if (o.vk_path.empty() == o.zkey.empty()) throw std::invalid_argument("give exactly one of --vk and --zkey");
+      groth16::VerifyingKey vk;
+      if (!o.zkey.empty()) {
+        vk = circom::read_zkey_vk(o.zkey);
+      } else {
+        groth16::ParamsReadOptions ro;
+        ro.check_subgroup = true;
+        vk = groth16::summarize_params_file(o.vk_path).kind == groth16::ParamsSummary::Kind::Parameters
+                 ? groth16::read_params_vk(o.vk_path, ro)
+                 : groth16::read_vk(o.vk_path, ro);
+      }
+      circom::write_json_file(o.out, circom::vk_to_json(vk));
+      std::printf("wrote %s (%zu public inputs)\n", o.out.c_str(), vk.ic.size() - 1);
+      return 0;
+    }));
   }
 }
 
@@ -125,14 +126,14 @@ void add_test_ptau_command(CLI::App& app, std::vector<Command>& cmds) {
     c->add_option("--out", o->out, "Where to write the .ptau")->required();
     c->add_option("--seed", o->seed, "Seed of τ, α, β")->capture_default_str();
     cmds.push_back(make_command(c, o, [](TestPtauOptions& o, const CLI::App&) -> int {
-                      PhaseProgress progress("test-ptau 2^" + std::to_string(o.power), 11);
-                      circom::write_insecure_ptau(o.out, o.power, circom::PtauSecrets::from_seed(o.seed),
-                                                  [&](std::string_view p) { progress.phase(std::string(p)); });
-                      progress.finish();
-                      std::printf("wrote %s (power %u, INSECURE: for tests only) in %.1f s\n", o.out.c_str(), o.power,
-                                  progress.total_ms() / 1e3);
-                      return 0;
-                    }));
+      PhaseProgress progress("test-ptau 2^" + std::to_string(o.power), 11);
+      circom::write_insecure_ptau(o.out, o.power, circom::PtauSecrets::from_seed(o.seed),
+                                  [&](std::string_view p) { progress.phase(std::string(p)); });
+      progress.finish();
+      std::printf("wrote %s (power %u, INSECURE: for tests only) in %.1f s\n", o.out.c_str(), o.power,
+                  progress.total_ms() / 1e3);
+      return 0;
+    }));
   }
 }
 

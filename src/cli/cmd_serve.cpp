@@ -80,7 +80,8 @@ CircuitSpec spec_from_json(const nlohmann::json& body) {
   try {
     for (const auto& [key, value] : body.items()) {
       if (key == "type") spec.name = value.get<std::string>();
-      else if (key == "constraints") spec.constraints = value.is_string() ? value.get<std::string>() : std::to_string(value.get<std::uint64_t>());
+      else if (key == "constraints")
+        spec.constraints = value.is_string() ? value.get<std::string>() : std::to_string(value.get<std::uint64_t>());
       else if (key == "inputs") spec.inputs = value.get<std::size_t>();
       else if (key == "blocks") spec.blocks = value.get<std::size_t>();
       else if (key == "depth") spec.depth = value.get<std::size_t>();
@@ -95,15 +96,24 @@ CircuitSpec spec_from_json(const nlohmann::json& body) {
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("bad circuit parameter: ") + e.what());
   }
-  if (!body.contains("type")) throw std::invalid_argument("'type' is required (sha256-preimage, merkle-sha256, synthetic, porep-like)");
+  if (!body.contains("type"))
+    throw std::invalid_argument("'type' is required (sha256-preimage, merkle-sha256, synthetic, porep-like)");
   return spec;
 }
 
 // The inverse of spec_from_json: --circuit as the body POST /v1/circuits takes.
 nlohmann::json spec_to_json(const CircuitSpec& s) {
-  return {{"type", s.name},         {"constraints", s.constraints}, {"inputs", s.inputs},   {"blocks", s.blocks},
-          {"depth", s.depth},       {"scale", s.scale},             {"challenges", s.challenges},
-          {"layers", s.layers},     {"log2_nodes", s.log2_nodes},   {"parents", s.parents}, {"seed", s.seed}};
+  return {{"type", s.name},
+          {"constraints", s.constraints},
+          {"inputs", s.inputs},
+          {"blocks", s.blocks},
+          {"depth", s.depth},
+          {"scale", s.scale},
+          {"challenges", s.challenges},
+          {"layers", s.layers},
+          {"log2_nodes", s.log2_nodes},
+          {"parents", s.parents},
+          {"seed", s.seed}};
 }
 
 // A registration's size, checked before anything is built: synthetic's constraints against
@@ -180,15 +190,17 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
       port = -1;
     }
   }
-  if (port < 0 || port > 65535) throw std::invalid_argument("--listen wants HOST:PORT (PORT 0: any free port), not '" + sc.listen + "'");
+  if (port < 0 || port > 65535)
+    throw std::invalid_argument("--listen wants HOST:PORT (PORT 0: any free port), not '" + sc.listen + "'");
   const std::string host = sc.listen.substr(0, colon);
   if (!service::is_loopback(host) && sc.options.tokens.empty() && !sc.allow_anonymous)
-    throw std::invalid_argument("listening on " + host + " without tokens would let anyone who reaches the port prove: "
+    throw std::invalid_argument("listening on " + host +
+                                " without tokens would let anyone who reaches the port prove: "
                                 "configure [[service.tokens]] (or set service.allow_anonymous = true)");
   const bool clustered = sc.db.rfind("postgresql://", 0) == 0 || sc.db.rfind("postgres://", 0) == 0;
   if (!clustered && !sc.db.empty() && sc.db != "sqlite")
-    throw std::invalid_argument("--db wants \"sqlite\" (this host's jobs, the default) or postgresql://USER@HOST:PORT/DB, not '" +
-                                sc.db + "'");
+    throw std::invalid_argument(
+        "--db wants \"sqlite\" (this host's jobs, the default) or postgresql://USER@HOST:PORT/DB, not '" + sc.db + "'");
   if (clustered) {
 #ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
     if (sc.cluster_host.empty()) {
@@ -201,7 +213,8 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
           sc.db, sc.cluster_host, spool.witness(""), sc.cluster_witness_inline_limit, sc.cluster_witness_dir});
     };
 #else
-    throw std::invalid_argument("this snarkpipe was built without PostgreSQL (libpq-dev): --db postgresql://... is not available");
+    throw std::invalid_argument(
+        "this snarkpipe was built without PostgreSQL (libpq-dev): --db postgresql://... is not available");
 #endif
   }
   // Without a state directory the daemon still keeps its jobs on disk, in a directory of its
@@ -224,11 +237,12 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   engine::Engine eng(config, std::shared_ptr<engine::BackendProvider>(engine::make_backend_provider(config.backend)));
   if (config.backend == "cuda") sc.options.zkey_prove = gpu_zkey_prove();
   const std::uint64_t max_constraints = parse_size(sc.max_constraints);
-  service::Service svc(eng,
-                       {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },
-                        [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); },
-                        [](const nlohmann::json& b) { return seeded_instances(spec_from_json(b)); }},
-                       sc.options);
+  service::Service svc(
+      eng,
+      {[](const nlohmann::json& b) { return circuit_type(spec_from_json(b)); },
+       [max_constraints](const nlohmann::json& b) { return make_type(spec_from_json(b), max_constraints); },
+       [](const nlohmann::json& b) { return seeded_instances(spec_from_json(b)); }},
+      sc.options);
   // --circuit is registered after the recovery (a restart finds it registered already), and
   // before the daemon reads as ready.
   const int bound = svc.start(host, port, [&] {
@@ -237,12 +251,14 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
     std::fprintf(stderr, "  circuit: %s\n", r.value("name", std::string()).c_str());
   });
   const bool tls = !sc.options.tls_cert.empty();
-  std::fprintf(stderr, "snarkpipe daemon on %s://%s:%d (backend %s); Ctrl-C stops it. State in %s%s. Engine configuration:\n",
-               tls ? "https" : "http", host.c_str(), bound, config.backend.c_str(), sc.options.state_dir.c_str(),
-               scratch.empty() ? "" : " (temporary: set service.state_dir or --state-dir to keep jobs across restarts)");
+  std::fprintf(
+      stderr, "snarkpipe daemon on %s://%s:%d (backend %s); Ctrl-C stops it. State in %s%s. Engine configuration:\n",
+      tls ? "https" : "http", host.c_str(), bound, config.backend.c_str(), sc.options.state_dir.c_str(),
+      scratch.empty() ? "" : " (temporary: set service.state_dir or --state-dir to keep jobs across restarts)");
   std::istringstream lines(config.describe());
   for (std::string line; std::getline(lines, line);) std::fprintf(stderr, "    %s\n", line.c_str());
-  if (sc.options.tokens.empty()) std::fprintf(stderr, "  no tokens configured: anyone who reaches %s may submit\n", host.c_str());
+  if (sc.options.tokens.empty())
+    std::fprintf(stderr, "  no tokens configured: anyone who reaches %s may submit\n", host.c_str());
 
   // Waits for the recovery and --circuit off this thread, so that a stop signal is heard
   // during them.
@@ -262,10 +278,11 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   int sig = 0;
   sigwait(&stop_signals, &sig);
   const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(sc.options.shutdown_deadline);
-  std::fprintf(stderr, "snarkpipe daemon: %s, draining (running jobs get %llds)\n", sig == SIGINT ? "interrupted" : "terminated",
-               (long long)sc.options.shutdown_deadline.count());
+  std::fprintf(stderr, "snarkpipe daemon: %s, draining (running jobs get %llds)\n",
+               sig == SIGINT ? "interrupted" : "terminated", (long long)sc.options.shutdown_deadline.count());
   const auto [finished, left] = svc.drain(deadline);
-  std::fprintf(stderr, "snarkpipe daemon: %zu job(s) finished while draining, %zu left queued for the next start\n", finished, left);
+  std::fprintf(stderr, "snarkpipe daemon: %zu job(s) finished while draining, %zu left queued for the next start\n",
+               finished, left);
   // A registration setting up keys (or a request stuck in one) cannot be interrupted; what
   // the daemon accepted is on disk already, so it ends without waiting for them.
   std::atomic<bool> stopped{false};
@@ -274,10 +291,13 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
     stopped = true;
   });
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  while (!(started && stopped) && std::chrono::steady_clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  while (!(started && stopped) && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!(started && stopped)) {
-    std::fprintf(stderr, "snarkpipe daemon: requests still running after 3 s (a circuit registration setting up keys?); exiting "
-                 "without them (nothing accepted is lost)\n");
+    std::fprintf(
+        stderr,
+        "snarkpipe daemon: requests still running after 3 s (a circuit registration setting up keys?); exiting "
+        "without them (nothing accepted is lost)\n");
     std::fflush(stderr);
     std::_Exit(0);
   }
@@ -307,18 +327,25 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
       "machine, then --config (its [engine...] and [service] tables), then --set, then the flags. README: \"The daemon\".\n"
       "Example: snarkpipe serve --state-dir /var/lib/snarkpipe --circuit synthetic --constraints 2^10\n"
       "Clients: snarkpipe submit / jobs / cancel.");
-  c->add_option("--listen", o->listen, "HOST:PORT to serve on (PORT 0: any free port); default service.listen, 127.0.0.1:8080");
-  c->add_option("--config", o->config_file, "Configuration (TOML; see config/snarkpipe.toml)")->check(CLI::ExistingFile);
-  c->add_option("--set", o->settings, "Override one configuration key: section.key=value, service.key=value too (repeatable)");
-  c->add_option("--backend", o->backend, "Prover backend (engine.backend): cpu, cuda, or auto (the default: the GPU when one is usable)");
-  c->add_option("--state-dir", o->state_dir,
-                "Where jobs, witnesses and proofs are kept (service.state_dir); default: a temporary directory, removed at exit");
-  c->add_option("--db", o->db,
-                "The job store (service.db): sqlite (this host's, in the state directory; the default) or postgresql://USER@HOST:PORT/DB, "
-                "a queue shared by every daemon given it");
-  c->add_option("--max-constraints", o->max_constraints,
-                "The largest circuit POST /v1/circuits may record (N or 2^k; service.max_constraints, default 2^27); larger "
-                "ones get 400 before any work");
+  c->add_option("--listen", o->listen,
+                "HOST:PORT to serve on (PORT 0: any free port); default service.listen, 127.0.0.1:8080");
+  c->add_option("--config", o->config_file, "Configuration (TOML; see config/snarkpipe.toml)")
+      ->check(CLI::ExistingFile);
+  c->add_option("--set", o->settings,
+                "Override one configuration key: section.key=value, service.key=value too (repeatable)");
+  c->add_option("--backend", o->backend,
+                "Prover backend (engine.backend): cpu, cuda, or auto (the default: the GPU when one is usable)");
+  c->add_option(
+      "--state-dir", o->state_dir,
+      "Where jobs, witnesses and proofs are kept (service.state_dir); default: a temporary directory, removed at exit");
+  c->add_option(
+      "--db", o->db,
+      "The job store (service.db): sqlite (this host's, in the state directory; the default) or postgresql://USER@HOST:PORT/DB, "
+      "a queue shared by every daemon given it");
+  c->add_option(
+      "--max-constraints", o->max_constraints,
+      "The largest circuit POST /v1/circuits may record (N or 2^k; service.max_constraints, default 2^27); larger "
+      "ones get 400 before any work");
   add_circuit_options(c, o->circuit);
 #ifdef SNARKPIPE_HAVE_SERVICE
   return {make_command(c, o, [](ServeOptions& o, const CLI::App& self) {
@@ -326,7 +353,8 @@ std::vector<Command> register_serve_commands(CLI::App& app) {
   })};
 #else
   return {make_command(c, o, [](ServeOptions&, const CLI::App&) -> int {
-    throw std::runtime_error("this snarkpipe was built without the daemon: install libcpp-httplib-dev and configure again");
+    throw std::runtime_error(
+        "this snarkpipe was built without the daemon: install libcpp-httplib-dev and configure again");
   })};
 #endif
 }

@@ -53,14 +53,16 @@ struct SyntheticOptions {
 };
 
 // The PoRep-shape options, which --format circom does not take.
-constexpr const char* POREP_ONLY_OPTIONS[] = {"--scale", "--inputs", "--aux", "--a-per-row", "--b-per-row",
-                                              "--c-per-row", "--a-aux-density", "--b-aux-density",
-                                              "--boolean-fraction", "--witness-seed", "--wtns", "--stats", "--check"};
+constexpr const char* POREP_ONLY_OPTIONS[] = {
+    "--scale",     "--inputs",        "--aux",           "--a-per-row",        "--b-per-row",
+    "--c-per-row", "--a-aux-density", "--b-aux-density", "--boolean-fraction", "--witness-seed",
+    "--wtns",      "--stats",         "--check"};
 
 int run_circom_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   for (const char* name : POREP_ONLY_OPTIONS)
     if (app.count(name) != 0)
-      throw std::invalid_argument(std::string(name) + " is for the PoRep shape; --format circom takes --constraints, "
+      throw std::invalid_argument(std::string(name) +
+                                  " is for the PoRep shape; --format circom takes --constraints, "
                                   "--public, --seed, --key-backend, --threads and --out DIR");
   if (o.circom_public == 0) throw std::invalid_argument("--public must be at least 1 (the circuit's output)");
   std::optional<tbb::global_control> threads;
@@ -80,9 +82,11 @@ int run_circom_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   const std::string r1cs_path = (dir / "circuit.r1cs").string(), wtns_path = (dir / "witness.wtns").string(),
                     zkey_path = (dir / "circuit.zkey").string(), vk_path = (dir / "verification_key.json").string();
   char title[256];
-  std::snprintf(title, sizeof title, "synthetic circom circuit: %llu rows (%llu constraints, %u public), seed %llu, key on the %s",
-                static_cast<unsigned long long>(shape.rows), static_cast<unsigned long long>(shape.circom_constraints()),
-                o.circom_public, static_cast<unsigned long long>(shape.seed), key_on_gpu ? "GPU" : "CPU");
+  std::snprintf(title, sizeof title,
+                "synthetic circom circuit: %llu rows (%llu constraints, %u public), seed %llu, key on the %s",
+                static_cast<unsigned long long>(shape.rows),
+                static_cast<unsigned long long>(shape.circom_constraints()), o.circom_public,
+                static_cast<unsigned long long>(shape.seed), key_on_gpu ? "GPU" : "CPU");
   PhaseProgress progress(title, 14, o.json);
   progress.phase("circuit and witness");
   circom::CircomSyntheticCircuit sc = circom::make_circom_synthetic(shape);
@@ -101,9 +105,9 @@ int run_circom_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   std::vector<ff::Fr>().swap(sc.witness);
 
   const SetupMultiplierChoice multipliers(key_on_gpu);
-  const circom::Zkey zkey = circom::zkey_from_toxic_waste(
-      sc.circuit, groth16::ToxicWaste::random(), multipliers.get(),
-      [&](std::string_view phase) { progress.phase("key: " + std::string(phase)); });
+  const circom::Zkey zkey =
+      circom::zkey_from_toxic_waste(sc.circuit, groth16::ToxicWaste::random(), multipliers.get(),
+                                    [&](std::string_view phase) { progress.phase("key: " + std::string(phase)); });
   sc = {};
   progress.phase("write circuit.zkey");
   circom::write_zkey(zkey_path, zkey);
@@ -112,10 +116,13 @@ int run_circom_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   progress.finish();
 
   nlohmann::json record = machine_info();
-  record["shape"] = {{"format", "circom"},         {"rows", shape.rows},
+  record["shape"] = {{"format", "circom"},
+                     {"rows", shape.rows},
                      {"circom_constraints", shape.circom_constraints()},
-                     {"wires", wires},             {"public", o.circom_public},
-                     {"domain_size", zkey.domain_size}, {"seed", shape.seed},
+                     {"wires", wires},
+                     {"public", o.circom_public},
+                     {"domain_size", zkey.domain_size},
+                     {"seed", shape.seed},
                      {"key_backend", key_on_gpu ? "cuda" : "cpu"}};
   nlohmann::json files;
   for (const std::string* f : {&r1cs_path, &wtns_path, &zkey_path, &vk_path})
@@ -212,9 +219,12 @@ int run_synthetic(const SyntheticOptions& o, const CLI::App& app) {
 
   const double rows = double(st.num_constraints), aux = double(st.num_aux);
   nlohmann::json record = machine_info();
-  record["shape"] = {{"num_constraints", st.num_constraints}, {"num_inputs", st.num_inputs},
-                     {"num_aux", st.num_aux},                 {"seed", shape.seed},
-                     {"witness_seed", witness_seed},          {"file", o.out},
+  record["shape"] = {{"num_constraints", st.num_constraints},
+                     {"num_inputs", st.num_inputs},
+                     {"num_aux", st.num_aux},
+                     {"seed", shape.seed},
+                     {"witness_seed", witness_seed},
+                     {"file", o.out},
                      {"file_bytes", std::filesystem::file_size(o.out)}};
   nlohmann::json measured = {
       {"a_nnz", st.a_nnz},
@@ -265,7 +275,8 @@ int run_synthetic(const SyntheticOptions& o, const CLI::App& app) {
     }
     for (const auto& [k, v] : times.items()) std::printf("  %-26s %14.3f\n", k.c_str(), v.get<double>());
     if (satisfied) std::printf("  %-26s %14s\n", "file valid, satisfied", *satisfied ? "yes" : "NO");
-    if (!o.wtns.empty()) std::printf("wrote %s (witness seed %llu)\n", o.wtns.c_str(), static_cast<unsigned long long>(witness_seed));
+    if (!o.wtns.empty())
+      std::printf("wrote %s (witness seed %llu)\n", o.wtns.c_str(), static_cast<unsigned long long>(witness_seed));
   }
   return satisfied.value_or(true) ? 0 : 1;
 }
@@ -275,7 +286,8 @@ int run_synthetic(const SyntheticOptions& o, const CLI::App& app) {
 std::vector<Command> register_synthetic_commands(CLI::App& app) {
   auto o = std::make_shared<SyntheticOptions>();
   auto* c = app.add_subcommand(
-      "synthetic", "Write a synthetic circuit: a 32 GiB PoRep partition's shape (.snkr1cs), or circom-shaped with its snarkjs key (--format circom)");
+      "synthetic",
+      "Write a synthetic circuit: a 32 GiB PoRep partition's shape (.snkr1cs), or circom-shaped with its snarkjs key (--format circom)");
   c->footer(
       "The default is the full partition: 130,278,869 constraints (incl. 328 input rows), 328 inputs,\n"
       "130,169,893 aux; A 2.37, B 1.0004, C 2.17 non-zeros per row; A-aux density 99.7 %, B-aux 25.4 %;\n"

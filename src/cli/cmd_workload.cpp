@@ -105,7 +105,8 @@ int run_synth(const SynthOptions& o) {
       spmv_ms.push_back(ms_since(t0));
     }
     for (std::size_t k = 0; k < a.size(); ++k) {
-      if (!(a[k] * b[k] == c[k])) throw std::runtime_error("the fast witness does not satisfy constraint " + std::to_string(k));
+      if (!(a[k] * b[k] == c[k]))
+        throw std::runtime_error("the fast witness does not satisfy constraint " + std::to_string(k));
     }
     rec["nnz"] = {{"a", r1cs.a.nnz()}, {"b", r1cs.b.nnz()}, {"c", r1cs.c.nnz()}};
   }
@@ -168,7 +169,9 @@ std::vector<Command> register_workload_commands(CLI::App& app) {
       "cache_load_ms), times --runs SpMV passes (medians) and checks the witness satisfies every constraint.\n"
       "peak_rss_bytes covers the whole process (a cached circuit's mapped pages included).\n"
       "Example: snarkpipe bench synth --circuit porep-like --scale ci --threads 1 --json");
-  c->add_option("--circuit", o->spec.name, "The workload: porep-like")->check(CLI::IsMember({"porep-like"}))->capture_default_str();
+  c->add_option("--circuit", o->spec.name, "The workload: porep-like")
+      ->check(CLI::IsMember({"porep-like"}))
+      ->capture_default_str();
   c->add_option("--scale", o->spec.scale, "Preset: tiny (~480K constraints), ci (~2.8M) or full (~130M)")
       ->check(CLI::IsMember({"tiny", "ci", "full"}))
       ->capture_default_str();

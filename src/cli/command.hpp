@@ -33,14 +33,14 @@ Command make_command(CLI::App* app, std::shared_ptr<Options> options,
 std::vector<Command> register_groth16_commands(CLI::App& app);
 std::vector<Command> register_bench_commands(CLI::App& app);
 // Each of these adds its subcommands (some under `bench`, so they run after the bench group).
-std::vector<Command> register_synthetic_commands(CLI::App& app);  // cmd_synthetic.cpp
-std::vector<Command> register_workload_commands(CLI::App& app);   // cmd_workload.cpp
-std::vector<Command> register_engine_commands(CLI::App& app);     // cmd_engine.cpp
-std::vector<Command> register_gpu_bench_commands(CLI::App& app);  // cmd_bench_gpu.cpp
-std::vector<Command> register_serve_commands(CLI::App& app);      // cmd_serve.cpp
-std::vector<Command> register_hash_commands(CLI::App& app);       // cmd_hash.cpp
-std::vector<Command> register_filecoin_commands(CLI::App& app);   // cmd_filecoin.cpp
-std::vector<Command> register_soak_commands(CLI::App& app);       // bench_soak.cpp (under bench)
+std::vector<Command> register_synthetic_commands(CLI::App& app);    // cmd_synthetic.cpp
+std::vector<Command> register_workload_commands(CLI::App& app);     // cmd_workload.cpp
+std::vector<Command> register_engine_commands(CLI::App& app);       // cmd_engine.cpp
+std::vector<Command> register_gpu_bench_commands(CLI::App& app);    // cmd_bench_gpu.cpp
+std::vector<Command> register_serve_commands(CLI::App& app);        // cmd_serve.cpp
+std::vector<Command> register_hash_commands(CLI::App& app);         // cmd_hash.cpp
+std::vector<Command> register_filecoin_commands(CLI::App& app);     // cmd_filecoin.cpp
+std::vector<Command> register_soak_commands(CLI::App& app);         // bench_soak.cpp (under bench)
 std::vector<Command> register_soak_daemon_commands(CLI::App& app);  // bench_soak_daemon.cpp (under bench)
 
 }  // namespace snarkpipe::cli

@@ -45,12 +45,14 @@ std::vector<std::vector<ff::Fr>> read_public_json(const std::string& path) {
   // `at`: "" for the one list, "[p]" for partition p's.
   auto parse_list = [&](const nlohmann::json& a, const std::string& at) {
     if (!a.is_array())
-      throw std::runtime_error(path + ": " + at + (at.empty() ? "" : ": ") + "expected an array of decimal strings, got " +
-                               circom::describe_json(a));
+      throw std::runtime_error(path + ": " + at + (at.empty() ? "" : ": ") +
+                               "expected an array of decimal strings, got " + circom::describe_json(a));
     std::vector<ff::Fr> xs;
     for (std::size_t i = 0; i < a.size(); ++i) {
       const nlohmann::json& v = a[i];
-      const std::string s = v.is_string() ? v.get<std::string>() : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>()) : "";
+      const std::string s = v.is_string()            ? v.get<std::string>()
+                            : v.is_number_unsigned() ? std::to_string(v.get<std::uint64_t>())
+                                                     : "";
       const auto x = ff::Fr::from_decimal(s);
       if (!x)
         throw std::runtime_error(path + ": " + at + "[" + std::to_string(i) + "]: " + circom::describe_json(v) +

@@ -11,9 +11,9 @@
 #include "cuda/memory_plan.hpp"
 
 namespace snarkpipe::cli {
-std::vector<Command> register_client_commands(CLI::App& app);  // cmd_client.cpp: submit, jobs, cancel, register
+std::vector<Command> register_client_commands(CLI::App& app);   // cmd_client.cpp: submit, jobs, cancel, register
 std::vector<Command> register_cluster_commands(CLI::App& app);  // cmd_cluster.cpp: cluster status
-}
+}  // namespace snarkpipe::cli
 
 namespace {
 
@@ -69,49 +69,50 @@ int main(int argc, char** argv) {
     bool verbose = false;
   };
   auto selftest_options = std::make_shared<SelftestOptions>();
-  auto* selftest = app.add_subcommand("selftest", "Check the arithmetic on fresh random inputs and known answers; exits 1 on any failure");
+  auto* selftest = app.add_subcommand(
+      "selftest", "Check the arithmetic on fresh random inputs and known answers; exits 1 on any failure");
   selftest->add_flag("-v,--verbose", selftest_options->verbose, "Print more detail");
   commands.push_back(snarkpipe::cli::make_command(selftest, selftest_options, [](SelftestOptions& o, const CLI::App&) {
     return snarkpipe::cli::run_selftest(o.verbose) == 0 ? 0 : 1;
   }));
 
   auto* info = app.add_subcommand("info", "Show the build configuration and the GPUs this process can see");
-  commands.push_back({info, [] {
-                        std::printf("snarkpipe %s\n", SNARKPIPE_VERSION);
-                        std::printf("  field multiplication: %s\n",
-                                    snarkpipe::cli::machine_info()["field_multiplication"].get<std::string>().c_str());
-                        std::printf("  CUDA support compiled in: %s\n", snarkpipe::cuda::compiled_with_cuda() ? "yes" : "no");
-                        const auto devices = snarkpipe::cuda::list_devices();
-                        if (devices.empty()) std::printf("  GPUs: none found (%s)\n", snarkpipe::cuda::why_no_devices().c_str());
-                        // How a full PoRep partition would use each GPU's free memory (cuda/memory_plan.hpp).
-                        using namespace snarkpipe::cuda;
-                        const ProofShape porep = ProofShape::porep_partition();
-                        for (const auto& d : devices) {
-                          std::printf("  GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs\n", d.index, d.name.c_str(),
-                                      double(d.total_memory) / (1ull << 30), d.major, d.minor, d.sm_count);
-                          PlanRequest r;
-                          r.shape = porep;
-                          r.device_free = device_free_memory(d.index);
-                          r.device_name = "GPU " + std::to_string(d.index);
-                          try {
-                            std::printf("  a full PoRep partition on GPU %d: %s", d.index,
-                                        plan_device_memory(r).describe().c_str());
-                          } catch (const MemoryPlanError& e) {
-                            std::printf("  a full PoRep partition on GPU %d: refused: %s\n", d.index, e.what());
-                          }
-                        }
-                        std::printf("  device memory a full PoRep partition needs, by tier:");
-                        for (const MemoryTier t : {MemoryTier::resident, MemoryTier::key_streamed,
-                                                   MemoryTier::circuit_streamed, MemoryTier::bounded_h})
-                          std::printf(" %d (%s) %s;", int(t), to_string(t),
-                                      format_gib(plan_for_tier(porep, t, t == MemoryTier::resident ? 0 : std::size_t(1) << 20)
-                                                     .device_bytes)
-                                          .c_str());
-                        std::printf(" 4 with a/b/c from the host %s\n",
-                                    format_gib(plan_for_tier(porep, MemoryTier::bounded_h, std::size_t(1) << 20, true).device_bytes)
-                                        .c_str());
-                        return 0;
-                      }});
+  commands.push_back(
+      {info, [] {
+         std::printf("snarkpipe %s\n", SNARKPIPE_VERSION);
+         std::printf("  field multiplication: %s\n",
+                     snarkpipe::cli::machine_info()["field_multiplication"].get<std::string>().c_str());
+         std::printf("  CUDA support compiled in: %s\n", snarkpipe::cuda::compiled_with_cuda() ? "yes" : "no");
+         const auto devices = snarkpipe::cuda::list_devices();
+         if (devices.empty()) std::printf("  GPUs: none found (%s)\n", snarkpipe::cuda::why_no_devices().c_str());
+         // How a full PoRep partition would use each GPU's free memory (cuda/memory_plan.hpp).
+         using namespace snarkpipe::cuda;
+         const ProofShape porep = ProofShape::porep_partition();
+         for (const auto& d : devices) {
+           std::printf("  GPU %d: %s, %.1f GiB, compute capability %d.%d, %d SMs\n", d.index, d.name.c_str(),
+                       double(d.total_memory) / (1ull << 30), d.major, d.minor, d.sm_count);
+           PlanRequest r;
+           r.shape = porep;
+           r.device_free = device_free_memory(d.index);
+           r.device_name = "GPU " + std::to_string(d.index);
+           try {
+             std::printf("  a full PoRep partition on GPU %d: %s", d.index, plan_device_memory(r).describe().c_str());
+           } catch (const MemoryPlanError& e) {
+             std::printf("  a full PoRep partition on GPU %d: refused: %s\n", d.index, e.what());
+           }
+         }
+         std::printf("  device memory a full PoRep partition needs, by tier:");
+         for (const MemoryTier t :
+              {MemoryTier::resident, MemoryTier::key_streamed, MemoryTier::circuit_streamed, MemoryTier::bounded_h})
+           std::printf(
+               " %d (%s) %s;", int(t), to_string(t),
+               format_gib(plan_for_tier(porep, t, t == MemoryTier::resident ? 0 : std::size_t(1) << 20).device_bytes)
+                   .c_str());
+         std::printf(
+             " 4 with a/b/c from the host %s\n",
+             format_gib(plan_for_tier(porep, MemoryTier::bounded_h, std::size_t(1) << 20, true).device_bytes).c_str());
+         return 0;
+       }});
 
   CLI11_PARSE(app, argc, argv);
   for (const auto& c : commands) {

@@ -37,18 +37,20 @@ inline std::uint64_t private_rss_bytes() {
 }
 
 inline std::uint64_t machine_used_bytes() {
-  const std::uint64_t total = proc_kib_field("/proc/meminfo", "MemTotal"), avail = proc_kib_field("/proc/meminfo", "MemAvailable");
+  const std::uint64_t total = proc_kib_field("/proc/meminfo", "MemTotal"),
+                      avail = proc_kib_field("/proc/meminfo", "MemAvailable");
   return total > avail ? total - avail : 0;
 }
 
 class MemorySampler {
  public:
-  MemorySampler() : thread_([this] {
-    while (!stop_.load()) {
-      sample();
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }) {}
+  MemorySampler()
+      : thread_([this] {
+          while (!stop_.load()) {
+            sample();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
+        }) {}
   ~MemorySampler() {
     stop_ = true;
     thread_.join();
@@ -71,14 +73,11 @@ class MemorySampler {
     const std::uint64_t a = proc_kib_field("/proc/self/status", "RssAnon");
     const std::uint64_t p = a + proc_kib_field("/proc/self/status", "RssShmem"), m = machine_used_bytes();
     std::uint64_t cur = peak_anon_.load();
-    while (a > cur && !peak_anon_.compare_exchange_weak(cur, a)) {
-    }
+    while (a > cur && !peak_anon_.compare_exchange_weak(cur, a)) {}
     cur = peak_private_.load();
-    while (p > cur && !peak_private_.compare_exchange_weak(cur, p)) {
-    }
+    while (p > cur && !peak_private_.compare_exchange_weak(cur, p)) {}
     cur = peak_machine_.load();
-    while (m > cur && !peak_machine_.compare_exchange_weak(cur, m)) {
-    }
+    while (m > cur && !peak_machine_.compare_exchange_weak(cur, m)) {}
   }
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> peak_private_{0}, peak_anon_{0}, peak_machine_{0};

@@ -153,7 +153,8 @@ int run_selftest(bool verbose) {
   });
   r.check("bilinearity: e(aP, bQ) = e(P, Q)^(ab)", [&] {
     const Fr a = Fr::random(rng), b = Fr::random(rng);
-    const Fp12 lhs = pairing::pairing((G1Jacobian::generator() * a).to_affine(), (G2Jacobian::generator() * b).to_affine());
+    const Fp12 lhs =
+        pairing::pairing((G1Jacobian::generator() * a).to_affine(), (G2Jacobian::generator() * b).to_affine());
     return lhs == e.pow((a * b).to_repr());
   });
   r.check("non-degeneracy and e^r = 1", [&] { return !e.is_one() && e.pow(ec::GROUP_ORDER).is_one(); });

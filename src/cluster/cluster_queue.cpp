@@ -164,11 +164,16 @@ fs::path write_shared_witness(const fs::path& dir, std::span<const std::uint8_t>
 
 const char* to_string(CompleteOutcome outcome) {
   switch (outcome) {
-    case CompleteOutcome::accepted: return "accepted";
-    case CompleteOutcome::assembled: return "assembled";
-    case CompleteOutcome::not_holder: return "not_holder";
-    case CompleteOutcome::job_closed: return "job_closed";
-    case CompleteOutcome::no_such_job: return "no_such_job";
+    case CompleteOutcome::accepted:
+      return "accepted";
+    case CompleteOutcome::assembled:
+      return "assembled";
+    case CompleteOutcome::not_holder:
+      return "not_holder";
+    case CompleteOutcome::job_closed:
+      return "job_closed";
+    case CompleteOutcome::no_such_job:
+      return "no_such_job";
   }
   return "unknown";
 }
@@ -186,9 +191,9 @@ std::int64_t ClusterQueue::local_clock_ms() const {
 
 void ClusterQueue::register_host() {
   std::lock_guard lock(mu_);
-  db_.execute(kRegisterHost, {PgParam::text(options_.host),
-                              PgParam::integer(static_cast<std::int64_t>(options_.memory_budget_bytes)),
-                              PgParam::text(options_.version), PgParam::integer(local_clock_ms())});
+  db_.execute(kRegisterHost,
+              {PgParam::text(options_.host), PgParam::integer(static_cast<std::int64_t>(options_.memory_budget_bytes)),
+               PgParam::text(options_.version), PgParam::integer(local_clock_ms())});
   db_.execute(kReturnOrphanedClaims, {PgParam::text(options_.host)});
 }
 
@@ -197,9 +202,9 @@ SubmitResult ClusterQueue::submit(const JobSubmission& job) {
   std::optional<fs::path> shared;
   if (job.witness.size() > options_.witness_inline_limit) {
     if (options_.witness_dir.empty())
-      throw std::invalid_argument("cluster: a witness of " + std::to_string(job.witness.size()) +
-                                  " bytes is over the inline limit of " + std::to_string(options_.witness_inline_limit) +
-                                  " and no shared witness folder is configured");
+      throw std::invalid_argument(
+          "cluster: a witness of " + std::to_string(job.witness.size()) + " bytes is over the inline limit of " +
+          std::to_string(options_.witness_inline_limit) + " and no shared witness folder is configured");
     shared = write_shared_witness(options_.witness_dir, job.witness);
   }
   const PgParam key = job.idempotency_key.empty() ? PgParam::null() : PgParam::text(job.idempotency_key);
@@ -225,10 +230,10 @@ SubmitResult ClusterQueue::submit(const JobSubmission& job) {
 
 std::optional<ClaimedPartition> ClusterQueue::claim(std::uint64_t memory_available_bytes) {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute(kClaim, {PgParam::text(options_.host),
-                                    PgParam::integer(static_cast<std::int64_t>(
-                                        std::min<std::uint64_t>(memory_available_bytes, INT64_MAX))),
-                                    PgParam::integer(options_.lease.count())});
+  PgResult r = db_.execute(
+      kClaim, {PgParam::text(options_.host),
+               PgParam::integer(static_cast<std::int64_t>(std::min<std::uint64_t>(memory_available_bytes, INT64_MAX))),
+               PgParam::integer(options_.lease.count())});
   if (r.rows() == 0) return std::nullopt;
   ClaimedPartition c;
   c.job_id = r.integer(0, 0);
@@ -263,9 +268,9 @@ std::vector<PartitionRef> ClusterQueue::heartbeat() {
 CompleteOutcome ClusterQueue::complete(const ClaimedPartition& claimed, std::span<const std::uint8_t> proof,
                                        bool verified) {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute(kComplete, {PgParam::integer(claimed.job_id), PgParam::integer(claimed.index),
-                                       PgParam::integer(claimed.token), PgParam::bytes(proof),
-                                       PgParam::boolean(verified), PgParam::text(options_.host)});
+  PgResult r = db_.execute(
+      kComplete, {PgParam::integer(claimed.job_id), PgParam::integer(claimed.index), PgParam::integer(claimed.token),
+                  PgParam::bytes(proof), PgParam::boolean(verified), PgParam::text(options_.host)});
   held_tokens_.erase(claimed.token);
   const std::string outcome = r.text(0, 0);
   if (outcome == "accepted") return CompleteOutcome::accepted;
@@ -342,8 +347,8 @@ ClusterStatus read_cluster_status(PgConnection& db) {
                         leases.integer(i, 3), static_cast<int>(leases.integer(i, 4))});
   PgResult depth = db.execute(kDepthStatus);
   for (int i = 0; i < depth.rows(); ++i)
-    s.depth.push_back({static_cast<int>(depth.integer(i, 0)), depth.integer(i, 1), depth.integer(i, 2),
-                       depth.integer(i, 3)});
+    s.depth.push_back(
+        {static_cast<int>(depth.integer(i, 0)), depth.integer(i, 1), depth.integer(i, 2), depth.integer(i, 3)});
   return s;
 }
 
@@ -351,8 +356,7 @@ WorkListener::WorkListener(const std::string& conninfo) : db_({conninfo}) { db_.
 
 bool WorkListener::wait(std::chrono::milliseconds timeout) {
   if (!db_.wait_for_notification(timeout)) return false;
-  while (db_.wait_for_notification(std::chrono::milliseconds(0))) {
-  }
+  while (db_.wait_for_notification(std::chrono::milliseconds(0))) {}
   return true;
 }
 

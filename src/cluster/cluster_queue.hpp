@@ -33,11 +33,11 @@ namespace snarkpipe::cluster {
 inline constexpr const char* kWorkChannel = "snarkpipe_work";
 
 struct QueueOptions {
-  std::string conninfo;                   // "postgresql://user@host:port/db" or key=value
-  std::string host;                       // this host's name, unique in the cluster
+  std::string conninfo;                    // "postgresql://user@host:port/db" or key=value
+  std::string host;                        // this host's name, unique in the cluster
   std::chrono::milliseconds lease{30000};  // how long a claim lives without a heartbeat
-  std::uint64_t memory_budget_bytes = 0;  // reported in status; claims say what is free now
-  std::string version;                    // this host's snarkpipe version, for status
+  std::uint64_t memory_budget_bytes = 0;   // reported in status; claims say what is free now
+  std::string version;                     // this host's snarkpipe version, for status
   // Witnesses up to this size live in the job's row; larger ones in `witness_dir`.
   std::size_t witness_inline_limit = 16u << 20;
   std::filesystem::path witness_dir;  // shared by every host; empty: larger witnesses are refused
@@ -52,7 +52,7 @@ struct QueueOptions {
 struct JobSubmission {
   std::string circuit;
   std::uint32_t partitions = 1;
-  int priority = 0;  // larger runs first
+  int priority = 0;             // larger runs first
   std::string idempotency_key;  // empty: none
   std::string request;
   std::uint64_t partition_memory_bytes = 0;  // a host claims only partitions its free memory admits
@@ -73,15 +73,15 @@ class IdempotencyConflict : public std::runtime_error {
 struct ClaimedPartition {
   std::int64_t job_id = 0;
   int index = 0;
-  int partitions = 0;  // the job's count
+  int partitions = 0;      // the job's count
   std::int64_t token = 0;  // this claim's; completing needs it
   int attempts = 0;        // claims of this partition so far, this one included
   std::string circuit;
   std::string request;
   int priority = 0;
   std::chrono::milliseconds lease_remaining{0};  // as the database counts it
-  std::vector<std::uint8_t> witness_inline;       // the job's witness when in the row
-  std::string witness_path;                       // else where it lies
+  std::vector<std::uint8_t> witness_inline;      // the job's witness when in the row
+  std::string witness_path;                      // else where it lies
 };
 
 struct PartitionRef {
@@ -91,10 +91,10 @@ struct PartitionRef {
 };
 
 enum class CompleteOutcome {
-  accepted,     // stored; partitions of the job are still open
-  assembled,    // stored, and it was the last: the job is done, its proof assembled (once)
-  not_holder,   // the lease was taken over (or released): this proof is not stored
-  job_closed,   // the job was cancelled or failed meanwhile
+  accepted,    // stored; partitions of the job are still open
+  assembled,   // stored, and it was the last: the job is done, its proof assembled (once)
+  not_holder,  // the lease was taken over (or released): this proof is not stored
+  job_closed,  // the job was cancelled or failed meanwhile
   no_such_job,
 };
 

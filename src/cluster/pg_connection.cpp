@@ -65,8 +65,9 @@ int PgResult::columns() const { return result_ ? PQnfields(result_.get()) : 0; }
 bool PgResult::is_null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
 
 std::string PgResult::text(int row, int column) const {
-  if (row >= rows() || column >= columns()) throw std::out_of_range("database: no cell (" + std::to_string(row) + ", " +
-                                                                    std::to_string(column) + ") in the result");
+  if (row >= rows() || column >= columns())
+    throw std::out_of_range("database: no cell (" + std::to_string(row) + ", " + std::to_string(column) +
+                            ") in the result");
   return std::string(PQgetvalue(result_.get(), row, column),
                      static_cast<std::size_t>(PQgetlength(result_.get(), row, column)));
 }
@@ -98,8 +99,9 @@ std::vector<std::uint8_t> PgResult::bytes(int row, int column) const {
   std::size_t length = 0;
   unsigned char* raw =
       PQunescapeBytea(reinterpret_cast<const unsigned char*>(PQgetvalue(result_.get(), row, column)), &length);
-  if (!raw) throw std::runtime_error("database: column '" + std::string(PQfname(result_.get(), column)) +
-                                     "' is not a valid bytea text");
+  if (!raw)
+    throw std::runtime_error("database: column '" + std::string(PQfname(result_.get(), column)) +
+                             "' is not a valid bytea text");
   std::vector<std::uint8_t> out(raw, raw + length);
   PQfreemem(raw);
   return out;
@@ -110,9 +112,7 @@ std::int64_t PgResult::affected_rows() const {
   return *count ? std::stoll(count) : 0;
 }
 
-PgConnection::PgConnection(ConnectionOptions options) : options_(std::move(options)) {
-  connect_with_retry("connect");
-}
+PgConnection::PgConnection(ConnectionOptions options) : options_(std::move(options)) { connect_with_retry("connect"); }
 
 PgConnection::~PgConnection() { drop_link(); }
 
@@ -132,13 +132,15 @@ void PgConnection::connect_with_retry(const std::string& why) {
     if (link_ok()) break;
     last_error = connection_message(conn_);
     if (std::chrono::steady_clock::now() >= deadline)
-      throw ConnectionLost(why, "cannot reach the database (" + last_error + ") within " +
-                                    std::to_string(options_.reconnect_deadline.count()) + " ms",
+      throw ConnectionLost(why,
+                           "cannot reach the database (" + last_error + ") within " +
+                               std::to_string(options_.reconnect_deadline.count()) + " ms",
                            "");
     std::this_thread::sleep_for(options_.reconnect_interval);
   }
   // Notices (e.g. "relation already exists, skipping") are not errors; keep them off stderr.
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
   for (const std::string& channel : listened_channels_) {
     char* quoted = PQescapeIdentifier(conn_, channel.data(), channel.size());
     const std::string sql = "LISTEN " + std::string(quoted);

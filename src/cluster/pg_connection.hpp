@@ -81,7 +81,7 @@ class PgResult {
   double real(int row, int column) const;
   bool boolean(int row, int column) const;
   std::vector<std::uint8_t> bytes(int row, int column) const;  // a bytea column
-  std::int64_t affected_rows() const;                           // UPDATE/INSERT/DELETE count
+  std::int64_t affected_rows() const;                          // UPDATE/INSERT/DELETE count
 
  private:
   struct Free {

@@ -20,14 +20,17 @@ using service::StoredJob;
 
 // A done job's public inputs: those its accepting host recorded when it proved the job whole,
 // else the partitions' in order (each written by the host that proved it).
-constexpr const char* kJobColumns = R"sql(j.id, j.circuit, j.partitions, j.priority, j.seed, coalesce(j.idempotency_key, ''),
+constexpr const char* kJobColumns =
+    R"sql(j.id, j.circuit, j.partitions, j.priority, j.seed, coalesce(j.idempotency_key, ''),
   j.request, j.witness_format, j.witness_file, j.witness_offsets, j.token, j.state, coalesce(j.error, ''),
   CASE WHEN j.state = 'done' THEN coalesce(j.public_inputs,
     (SELECT '[' || string_agg(p.public_inputs, ',' ORDER BY p.index) || ']' FROM partitions p WHERE p.job_id = j.id))
   ELSE '' END,
   extract(epoch FROM j.created)::bigint, coalesce(extract(epoch FROM j.finished)::bigint, 0))sql";
 
-std::string select_jobs(const std::string& rest) { return std::string("SELECT ") + kJobColumns + " FROM jobs j " + rest; }
+std::string select_jobs(const std::string& rest) {
+  return std::string("SELECT ") + kJobColumns + " FROM jobs j " + rest;
+}
 
 StoredJob read_job(const PgResult& r, int i) {
   StoredJob j;
@@ -103,7 +106,8 @@ std::pair<StoredJob, bool> PostgresJobStore::insert(StoredJob job) {
       inline_witness = read_whole(upload);
     } else {
       if (options_.witness_dir.empty())
-        throw std::invalid_argument("a witness of " + std::to_string(fs::file_size(upload)) + " bytes is over the cluster's inline limit of " +
+        throw std::invalid_argument("a witness of " + std::to_string(fs::file_size(upload)) +
+                                    " bytes is over the cluster's inline limit of " +
                                     std::to_string(options_.witness_inline_limit) +
                                     " bytes and no shared witness folder is configured (service.cluster_witness_dir)");
       shared = copy_to_shared(upload, options_.witness_dir);
@@ -124,14 +128,14 @@ SELECT id, pg_notify('snarkpipe_work', id::text) FROM new_job)sql"};
   std::lock_guard lock(mu_);
   // Twice at most: the job a key names may expire between the insert and the read.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    PgResult created = db_.execute(
-        kInsert, {PgParam::text(job.circuit), PgParam::integer(static_cast<std::int64_t>(job.partitions)),
-                  PgParam::integer(priority_rank(job.priority)), key, PgParam::text(job.request),
-                  inline_witness.empty() ? PgParam::null() : PgParam::bytes(inline_witness),
-                  shared ? PgParam::text(shared->string()) : PgParam::null(), PgParam::text(options_.host),
-                  PgParam::integer(static_cast<std::int64_t>(job.seed)), PgParam::text(job.witness_format),
-                  PgParam::text(job.witness_file), PgParam::text(job.witness_offsets), PgParam::text(job.token),
-                  PgParam::integer(job.created_at)});
+    PgResult created =
+        db_.execute(kInsert, {PgParam::text(job.circuit), PgParam::integer(static_cast<std::int64_t>(job.partitions)),
+                              PgParam::integer(priority_rank(job.priority)), key, PgParam::text(job.request),
+                              inline_witness.empty() ? PgParam::null() : PgParam::bytes(inline_witness),
+                              shared ? PgParam::text(shared->string()) : PgParam::null(), PgParam::text(options_.host),
+                              PgParam::integer(static_cast<std::int64_t>(job.seed)), PgParam::text(job.witness_format),
+                              PgParam::text(job.witness_file), PgParam::text(job.witness_offsets),
+                              PgParam::text(job.token), PgParam::integer(job.created_at)});
     if (created.rows() == 1) {
       job.id = static_cast<std::uint64_t>(created.integer(0, 0));
       return {std::move(job), true};
@@ -146,7 +150,8 @@ SELECT id, pg_notify('snarkpipe_work', id::text) FROM new_job)sql"};
 
 std::optional<StoredJob> PostgresJobStore::get(std::uint64_t id) const {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute({"store_get_job", select_jobs("WHERE j.id = $1")}, {PgParam::integer(static_cast<std::int64_t>(id))});
+  PgResult r =
+      db_.execute({"store_get_job", select_jobs("WHERE j.id = $1")}, {PgParam::integer(static_cast<std::int64_t>(id))});
   if (r.rows() == 0) return std::nullopt;
   return read_job(r, 0);
 }
@@ -154,15 +159,17 @@ std::optional<StoredJob> PostgresJobStore::get(std::uint64_t id) const {
 std::vector<StoredJob> PostgresJobStore::list(const std::string& token, std::size_t limit) const {
   std::lock_guard lock(mu_);
   const auto n = PgParam::integer(static_cast<std::int64_t>(limit));
-  if (token.empty()) return read_jobs(db_.execute({"store_list_jobs", select_jobs("ORDER BY j.id DESC LIMIT $1")}, {n}));
+  if (token.empty())
+    return read_jobs(db_.execute({"store_list_jobs", select_jobs("ORDER BY j.id DESC LIMIT $1")}, {n}));
   return read_jobs(db_.execute({"store_list_token_jobs", select_jobs("WHERE j.token = $1 ORDER BY j.id DESC LIMIT $2")},
                                {PgParam::text(token), n}));
 }
 
 std::vector<StoredJob> PostgresJobStore::queued() const {
   std::lock_guard lock(mu_);
-  return read_jobs(db_.execute({"store_queued_jobs", select_jobs("WHERE j.state = 'queued' AND j.submitted_by = $1 ORDER BY j.id")},
-                               {PgParam::text(options_.host)}));
+  return read_jobs(
+      db_.execute({"store_queued_jobs", select_jobs("WHERE j.state = 'queued' AND j.submitted_by = $1 ORDER BY j.id")},
+                  {PgParam::text(options_.host)}));
 }
 
 bool PostgresJobStore::finish(std::uint64_t id, const std::string& state, const std::string& error,
@@ -172,8 +179,9 @@ bool PostgresJobStore::finish(std::uint64_t id, const std::string& state, const 
 UPDATE jobs SET state = $2, error = nullif($3, ''), public_inputs = nullif($4, ''), proof = $5, finished = now()
 WHERE id = $1 AND state = 'queued')sql"};
   std::lock_guard lock(mu_);
-  return db_.execute(kFinish, {PgParam::integer(static_cast<std::int64_t>(id)), PgParam::text(state), PgParam::text(error),
-                               PgParam::text(public_inputs), state == "done" ? PgParam::bytes(proofs) : PgParam::null()})
+  return db_.execute(kFinish,
+                     {PgParam::integer(static_cast<std::int64_t>(id)), PgParam::text(state), PgParam::text(error),
+                      PgParam::text(public_inputs), state == "done" ? PgParam::bytes(proofs) : PgParam::null()})
              .affected_rows() == 1;
 }
 
@@ -187,10 +195,11 @@ std::optional<std::vector<std::uint8_t>> PostgresJobStore::proofs(const StoredJo
 
 std::vector<StoredJob> PostgresJobStore::expire(std::int64_t cutoff) {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute({"store_expire_jobs", std::string("WITH gone AS (DELETE FROM jobs WHERE state <> 'queued' AND finished < "
-                                                             "to_timestamp($1) RETURNING *) SELECT ") +
-                                                     "gone.witness_path FROM gone"},
-                           {PgParam::integer(cutoff)});
+  PgResult r = db_.execute(
+      {"store_expire_jobs", std::string("WITH gone AS (DELETE FROM jobs WHERE state <> 'queued' AND finished < "
+                                        "to_timestamp($1) RETURNING *) SELECT ") +
+                                "gone.witness_path FROM gone"},
+      {PgParam::integer(cutoff)});
   for (int i = 0; i < r.rows(); ++i)
     if (!r.is_null(i, 0)) service::remove_quietly(r.text(i, 0));
   // Their spool files are the accepting host's; that host removed them when the job finished.
@@ -220,7 +229,9 @@ ON CONFLICT (name) DO UPDATE SET spec = EXCLUDED.spec, created = EXCLUDED.create
 
 std::vector<StoredCircuit> PostgresJobStore::circuits() const {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute({"store_circuits", "SELECT name, spec, extract(epoch FROM created)::bigint FROM circuits ORDER BY created, name"});
+  PgResult r =
+      db_.execute({"store_circuits",
+                   "SELECT name, spec, extract(epoch FROM created)::bigint FROM circuits ORDER BY created, name"});
   std::vector<StoredCircuit> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.integer(i, 2)});
   return out;

@@ -39,8 +39,10 @@ class BaseStreamer {
     g2_.reset();
     piece_[0].reset();
     piece_[1].reset();
-    for (auto e : copied_) if (e) cudaEventDestroy(e);
-    for (auto e : freed_) if (e) cudaEventDestroy(e);
+    for (auto e : copied_)
+      if (e) cudaEventDestroy(e);
+    for (auto e : freed_)
+      if (e) cudaEventDestroy(e);
     if (entry_) cudaEventDestroy(entry_);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
   }
@@ -86,10 +88,8 @@ class BaseStreamer {
  private:
   template <class C>
   GpuMsm<C>& msm_for() {
-    if constexpr (std::is_same_v<C, ec::G1Curve>)
-      return *g1_;
-    else
-      return *g2_;
+    if constexpr (std::is_same_v<C, ec::G1Curve>) return *g1_;
+    else return *g2_;
   }
 
   cudaStream_t stream_;

@@ -27,8 +27,8 @@ __global__ void random_scalars_kernel(fr_t* out, std::size_t n, uint64_t seed) {
     x.v[2 * j] = uint32_t(w);
     x.v[2 * j + 1] = uint32_t(w >> 32);
   }
-  x.v[7] &= 0x7fffffffu;          // < 2^255 < 2r
-  x = x + fr_t::zero();           // reduced below r
+  x.v[7] &= 0x7fffffffu;  // < 2^255 < 2r
+  x = x + fr_t::zero();   // reduced below r
   if (x.is_zero()) x = fr_t::one();
   x.to_montgomery().store(&out[i]);
 }
@@ -71,8 +71,8 @@ __global__ void mismatch_kernel(const fr_t* a, const fr_t* b, std::size_t n, uns
 }  // namespace
 
 void random_scalars(ff::Fr* d_out, std::size_t n, std::uint64_t seed, void* stream) {
-  random_scalars_kernel<<<unsigned((n + 255) / 256), 256, 0, cudaStream_t(stream)>>>(reinterpret_cast<fr_t*>(d_out),
-                                                                                     n, seed);
+  random_scalars_kernel<<<unsigned((n + 255) / 256), 256, 0, cudaStream_t(stream)>>>(reinterpret_cast<fr_t*>(d_out), n,
+                                                                                     seed);
   SNARKPIPE_CUDA_CHECK_LAUNCH();
 }
 
@@ -87,9 +87,9 @@ void table_bases(ec::Affine<C>* d_out, std::size_t n, std::span<const ec::Affine
   SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d_lo, lo.data(), lo.size_bytes(), cudaMemcpyHostToDevice, st));
   SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(d_hi, hi.data(), hi.size_bytes(), cudaMemcpyHostToDevice, st));
   const std::size_t threads = (n + CHUNK - 1) / CHUNK;
-  table_bases_kernel<F><<<unsigned((threads + 63) / 64), 64, 0, st>>>(
-      reinterpret_cast<affine_t<F>*>(d_out), n, static_cast<const affine_t<F>*>(d_lo),
-      static_cast<const affine_t<F>*>(d_hi));
+  table_bases_kernel<F><<<unsigned((threads + 63) / 64), 64, 0, st>>>(reinterpret_cast<affine_t<F>*>(d_out), n,
+                                                                      static_cast<const affine_t<F>*>(d_lo),
+                                                                      static_cast<const affine_t<F>*>(d_hi));
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
   SNARKPIPE_CUDA_CHECK(cudaFree(d_lo));
@@ -276,10 +276,18 @@ float op_rate_ms(RateOp op, unsigned blocks, unsigned iters) {
   }
   auto launch = [&] {
     switch (op) {
-      case RateOp::fr_mul: rate_kernel<fr_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fr_t*>(out)); break;
-      case RateOp::fp_mul: rate_kernel<fp_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out)); break;
-      case RateOp::fp_sqr: rate_kernel<fp_t, 1><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out)); break;
-      case RateOp::fp2_mul: fp2_rate_kernel<<<blocks, 256, 0, st>>>(iters, out); break;
+      case RateOp::fr_mul:
+        rate_kernel<fr_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fr_t*>(out));
+        break;
+      case RateOp::fp_mul:
+        rate_kernel<fp_t, 0><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out));
+        break;
+      case RateOp::fp_sqr:
+        rate_kernel<fp_t, 1><<<blocks, 256, 0, st>>>(iters, reinterpret_cast<fp_t*>(out));
+        break;
+      case RateOp::fp2_mul:
+        fp2_rate_kernel<<<blocks, 256, 0, st>>>(iters, out);
+        break;
       case RateOp::g1_add_affine:
         g1_add_rate_kernel<<<blocks * 2, 128, 0, st>>>(iters, pts, reinterpret_cast<g1_xyzz_t*>(out));
         break;

@@ -14,10 +14,10 @@ namespace snarkpipe::cuda {
 
 }  // namespace snarkpipe::cuda
 
-#define SNARKPIPE_CUDA_CHECK(call)                                                   \
-  do {                                                                               \
-    const cudaError_t snarkpipe_cuda_err_ = (call);                                  \
-    if (snarkpipe_cuda_err_ != cudaSuccess)                                          \
+#define SNARKPIPE_CUDA_CHECK(call)                                                         \
+  do {                                                                                     \
+    const cudaError_t snarkpipe_cuda_err_ = (call);                                        \
+    if (snarkpipe_cuda_err_ != cudaSuccess)                                                \
       ::snarkpipe::cuda::throw_cuda_error(#call, snarkpipe_cuda_err_, __FILE__, __LINE__); \
   } while (0)
 

@@ -24,7 +24,7 @@ struct __align__(16) affine_t {
 
   __device__ __forceinline__ bool is_identity() const { return x.is_zero() && y.is_zero(); }
   __device__ __forceinline__ static affine_t load(const affine_t* p) { return {F::load(&p->x), F::load(&p->y)}; }
-  __device__ __forceinline__ void store(affine_t* p) const {
+  __device__ __forceinline__ void store(affine_t * p) const {
     x.store(&p->x);
     y.store(&p->y);
   }
@@ -105,7 +105,7 @@ struct __align__(16) xyzz_t {
   __device__ __forceinline__ static xyzz_t load(const xyzz_t* p) {
     return {F::load(&p->X), F::load(&p->Y), F::load(&p->ZZ), F::load(&p->ZZZ)};
   }
-  __device__ __forceinline__ void store(xyzz_t* p) const {
+  __device__ __forceinline__ void store(xyzz_t * p) const {
     X.store(&p->X);
     Y.store(&p->Y);
     ZZ.store(&p->ZZ);

@@ -16,14 +16,13 @@ namespace {
 
 constexpr unsigned DIGIT_BITS = 12;
 constexpr unsigned DIGITS = (255 + DIGIT_BITS - 1) / DIGIT_BITS;  // r < 2^255
-constexpr unsigned PER_DIGIT = (1u << DIGIT_BITS) - 1;           // entries d = 1 .. 2^12 - 1
+constexpr unsigned PER_DIGIT = (1u << DIGIT_BITS) - 1;            // entries d = 1 .. 2^12 - 1
 constexpr std::size_t BATCH = std::size_t(1) << 22;
 
-
 template <class F>
-__global__ void __launch_bounds__(128) fixed_base_kernel(const fr_t* __restrict__ scalars, std::size_t n,
-                                                         const affine_t<F>* __restrict__ table,
-                                                         xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(128)
+    fixed_base_kernel(const fr_t* __restrict__ scalars, std::size_t n, const affine_t<F>* __restrict__ table,
+                      xyzz_t<F>* __restrict__ out) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const fr_t k = fr_t::load(&scalars[i]).from_montgomery();
@@ -93,15 +92,16 @@ std::vector<ec::Affine<C>> GpuFixedBase<C>::batch_mul(std::span<const ff::Fr> sc
   for (std::size_t off = 0; off < scalars.size(); off += batch) {
     const std::size_t n = std::min(batch, scalars.size() - off);
     std::memcpy(m.staging.data(), scalars.data() + off, n * sizeof(ff::Fr));
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(k.data(), m.staging.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(k.data(), m.staging.data(), n * sizeof(ff::Fr), cudaMemcpyHostToDevice, m.stream));
     fixed_base_kernel<F><<<blocks_for(n, 128), 128, 0, m.stream>>>(k.as<fr_t>(), n, m.table.template as<affine_t<F>>(),
                                                                    xyzz.as<xyzz_t<F>>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     to_affine_kernel<F><<<blocks_for(blocks_for(n, TO_AFFINE_CHUNK), 128), 128, 0, m.stream>>>(xyzz.as<xyzz_t<F>>(), n,
-                                                                                      aff.as<affine_t<F>>());
+                                                                                               aff.as<affine_t<F>>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(m.staging.data(), aff.data(), n * sizeof(ec::Affine<C>), cudaMemcpyDeviceToHost,
-                                         m.stream));
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(m.staging.data(), aff.data(), n * sizeof(ec::Affine<C>), cudaMemcpyDeviceToHost, m.stream));
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
     std::memcpy(result.data() + off, m.staging.data(), n * sizeof(ec::Affine<C>));
   }

@@ -50,10 +50,8 @@ struct __align__(16) fp2_t {
   __device__ __forceinline__ fp2_t& operator-=(const fp2_t& b) { return *this = *this - b; }
   __device__ __forceinline__ fp2_t& operator*=(const fp2_t& b) { return *this = *this * b; }
 
-  __device__ __forceinline__ static fp2_t load(const fp2_t* p) {
-    return {fp_t::load(&p->c0), fp_t::load(&p->c1)};
-  }
-  __device__ __forceinline__ void store(fp2_t* p) const {
+  __device__ __forceinline__ static fp2_t load(const fp2_t* p) { return {fp_t::load(&p->c0), fp_t::load(&p->c1)}; }
+  __device__ __forceinline__ void store(fp2_t * p) const {
     c0.store(&p->c0);
     c1.store(&p->c1);
   }

@@ -88,15 +88,21 @@ std::string format_gib(std::size_t bytes) {
 
 const char* to_string(MemoryTier tier) {
   switch (tier) {
-    case MemoryTier::resident: return "resident";
-    case MemoryTier::key_streamed: return "key streamed";
-    case MemoryTier::circuit_streamed: return "circuit streamed";
-    case MemoryTier::bounded_h: return "bounded H";
+    case MemoryTier::resident:
+      return "resident";
+    case MemoryTier::key_streamed:
+      return "key streamed";
+    case MemoryTier::circuit_streamed:
+      return "circuit streamed";
+    case MemoryTier::bounded_h:
+      return "bounded H";
   }
   return "?";
 }
 
-std::size_t ProofShape::domain() const { return poly::EvaluationDomain::for_size(std::max<std::size_t>(constraints, 1)).m(); }
+std::size_t ProofShape::domain() const {
+  return poly::EvaluationDomain::for_size(std::max<std::size_t>(constraints, 1)).m();
+}
 
 std::size_t ProofShape::key_bytes() const { return (h_points + l_points + a_points + b_points) * G1 + b_points * G2; }
 
@@ -150,8 +156,8 @@ ProofShape ProofShape::porep_partition(double scale) {
   s.l_points = s.aux;
   s.a_points = s.inputs + count(shape.a_aux_density, shape.num_aux);
   s.b_points = 1 + count(shape.b_aux_density, shape.num_aux);
-  const std::size_t nnz = count(shape.a_per_row, shape.num_constraints) + count(shape.b_per_row, shape.num_constraints) +
-                          count(shape.c_per_row, shape.num_constraints);
+  const std::size_t nnz = count(shape.a_per_row, shape.num_constraints) +
+                          count(shape.b_per_row, shape.num_constraints) + count(shape.c_per_row, shape.num_constraints);
   s.circuit_bytes = 3 * (s.constraints + 1) * 8 + nnz * 8;  // row pointers, column + code (few "other" values)
   return s;
 }
@@ -184,9 +190,13 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
   const std::string beside = "the L, A, B MSMs beside it (a second streamer, 2 × " + std::to_string(T) + " G1 points)";
 
   add("proving key", key_resident ? Place::device : Place::pinned_host, s.key_bytes());
-  if (!key_resident) add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
+  if (!key_resident)
+    add("key pieces (2 × " + std::to_string(p.piece_points) + " G1 points)", Place::device, 2 * p.piece_points * G1);
   if (!s.evaluated) {
-    add("recorded circuit", circuit_resident ? Place::device : p.streams_circuit ? Place::pinned_host : Place::host,
+    add("recorded circuit",
+        circuit_resident    ? Place::device
+        : p.streams_circuit ? Place::pinned_host
+                            : Place::host,
         s.circuit_bytes);
     if (p.streams_circuit) add("circuit pieces", Place::device, csr_piece);
   }
@@ -229,7 +239,8 @@ MemoryPlan plan_for_tier(const ProofShape& s, MemoryTier tier, std::size_t piece
       add("MSM phase: h, the H MSM's piece, " + beside, Place::device,
           m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1) + tail_bytes, true);
     } else {
-      add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1), true);
+      add("H MSM phase: h and the piece's MSM", Place::device, m * FR + one_pass_temp_bytes(p.piece_points, 2 * G1),
+          true);
       add(p.streams_circuit ? "L, A, B phase: the piece's MSM" : "L, A, B phase: z and the piece's MSM", Place::device,
           (p.streams_circuit ? 0 : columns * FR) + streamed_temp_bytes(p.piece_points), true);
     }
@@ -274,7 +285,8 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
   bool have_smallest = false;
   if (r.only_tier) std::erase_if(tiers, [&](MemoryTier t) { return int(t) != r.only_tier; });
   if (tiers.empty())
-    throw MemoryPlanError("memory tier " + std::to_string(r.only_tier) + " is not allowed here (tier 1 keeps the key in "
+    throw MemoryPlanError("memory tier " + std::to_string(r.only_tier) +
+                          " is not allowed here (tier 1 keeps the key in "
                           "GPU memory, tiers 2-4 in host memory; tier 3 needs a recorded circuit)");
   for (const MemoryTier tier : tiers) {
     // Tier 4 streams the circuit (z stays on the device) or, in less memory, has the host
@@ -311,25 +323,24 @@ MemoryPlan plan_device_memory(const PlanRequest& r) {
       if (best) return *best;
     }
   }
-  std::string why = r.device_name + " has " + format_gib(r.device_free) + " free" +
-                    (r.budget && r.budget < r.device_free ? " (memory.device_budget " + format_gib(r.budget) + ")" : "") +
-                    "; the smallest plan allowed, tier " + std::to_string(int(smallest.tier)) + " (" +
-                    to_string(smallest.tier) + "), needs " + format_gib(smallest.device_bytes);
+  std::string why =
+      r.device_name + " has " + format_gib(r.device_free) + " free" +
+      (r.budget && r.budget < r.device_free ? " (memory.device_budget " + format_gib(r.budget) + ")" : "") +
+      "; the smallest plan allowed, tier " + std::to_string(int(smallest.tier)) + " (" + to_string(smallest.tier) +
+      "), needs " + format_gib(smallest.device_bytes);
   if (r.choice == TierChoice::key_on_device)
     why += " (try --srs-residency host or auto: the key streams from host memory)";
-  else
-    why += ": use a GPU with more free memory, free some of this one's, or the CPU backend (--backend cpu)";
+  else why += ": use a GPU with more free memory, free some of this one's, or the CPU backend (--backend cpu)";
   throw MemoryPlanError(why);
 }
 
 std::string MemoryPlan::summary() const {
   std::string s = "tier " + std::to_string(int(tier)) + " of 4 (" + to_string(tier) +
                   (tier != MemoryTier::bounded_h ? ""
-                   : abc_from_host           ? ", a/b/c from the host"
-                   : streams_circuit         ? ", circuit streamed"
-                                             : "") +
-                  (tail_piece_points ? ", L/A/B beside the H MSM" : "") +
-                  "): " + format_gib(device_bytes) + " planned";
+                   : abc_from_host               ? ", a/b/c from the host"
+                   : streams_circuit             ? ", circuit streamed"
+                                                 : "") +
+                  (tail_piece_points ? ", L/A/B beside the H MSM" : "") + "): " + format_gib(device_bytes) + " planned";
   if (available_bytes) s += " of " + format_gib(available_bytes) + " free";
   if (!device_name.empty()) s += " on " + device_name;
   return s;

@@ -41,9 +41,9 @@
 namespace snarkpipe::cuda {
 
 // How the prover sizes its MSM passes (shared with src/cuda/prover.cu).
-inline constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;   // H MSM: sorted entries per pass, as at 2^26
-inline constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;  // L/A/B full scalars per chunk
-inline constexpr std::size_t H_STAGE_PIECE = std::size_t(1) << 22;  // tier 4: staged Fr per bus copy
+inline constexpr std::size_t MSM_PIECE = std::size_t(1) << 26;       // H MSM: sorted entries per pass, as at 2^26
+inline constexpr std::size_t SPLIT_CHUNK = std::size_t(1) << 24;     // L/A/B full scalars per chunk
+inline constexpr std::size_t H_STAGE_PIECE = std::size_t(1) << 22;   // tier 4: staged Fr per bus copy
 inline constexpr std::size_t CSR_PIECE_NNZ = std::size_t(1) << 24;   // a streamed matrix's entries per copy
 inline constexpr std::size_t CSR_PIECE_ROWS = std::size_t(1) << 22;  // ... and rows
 
@@ -52,10 +52,10 @@ struct ProofShape {
   std::size_t constraints = 0;      // a, b, c entries (input constraints included)
   std::size_t inputs = 0, aux = 0;  // z = inputs ‖ aux
   std::size_t h_points = 0, l_points = 0, a_points = 0, b_points = 0;
-  std::size_t circuit_bytes = 0;    // the recorded circuit on the device (0: a, b, c come evaluated)
-  bool evaluated = false;           // a, b, c given by the caller: no circuit at all
+  std::size_t circuit_bytes = 0;  // the recorded circuit on the device (0: a, b, c come evaluated)
+  bool evaluated = false;         // a, b, c given by the caller: no circuit at all
 
-  std::size_t domain() const;       // m, a power of two ≥ constraints
+  std::size_t domain() const;  // m, a power of two ≥ constraints
   std::size_t key_bytes() const;
   static ProofShape of(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs);
   // The same with device_circuit_bytes(r1cs) known (it classifies every coefficient).
@@ -83,12 +83,12 @@ struct PlanItem {
 
 struct MemoryPlan {
   MemoryTier tier = MemoryTier::resident;
-  std::size_t device_bytes = 0;     // all device items
-  std::size_t available_bytes = 0;  // what it was planned against
-  std::size_t piece_points = 0;     // G1 points per streamed key piece (tiers ≥ 2)
+  std::size_t device_bytes = 0;             // all device items
+  std::size_t available_bytes = 0;          // what it was planned against
+  std::size_t piece_points = 0;             // G1 points per streamed key piece (tiers ≥ 2)
   std::size_t bus_bytes_per_partition = 0;  // host → device, witness included
-  bool streams_circuit = false;  // tiers 3 and 4: the circuit's matrices stream per SpMV
-  bool abc_from_host = false;    // tier 4 in the least memory: the host evaluates a, b, c
+  bool streams_circuit = false;             // tiers 3 and 4: the circuit's matrices stream per SpMV
+  bool abc_from_host = false;               // tier 4 in the least memory: the host evaluates a, b, c
   // Tiers 2-4: the L, A, B MSMs beside the H MSM through a second streamer of pieces of this
   // many G1 points; 0: after it, through the first.
   std::size_t tail_piece_points = 0;

@@ -179,7 +179,7 @@ struct __align__(16) mont_t {
     }
     return r;
   }
-  __device__ __forceinline__ void store(mont_t* p) const {
+  __device__ __forceinline__ void store(mont_t * p) const {
     uint4* d = reinterpret_cast<uint4*>(p);
 #pragma unroll
     for (int i = 0; i < N / 4; ++i) d[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
@@ -251,13 +251,13 @@ struct __align__(16) mont_t {
   }
 
   // s = a + b over N limbs; the caller knows the sum fits (no carry out).
-  __device__ __forceinline__ static void add_raw(uint32_t* s, const uint32_t* a, const uint32_t* b) {
+  __device__ __forceinline__ static void add_raw(uint32_t * s, const uint32_t* a, const uint32_t* b) {
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a[0]), "r"(b[0]));
 #pragma unroll
     for (int i = 1; i < N; ++i) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a[i]), "r"(b[i]));
   }
   // out = t − p unless that borrows, for t < 2p: the final step of every operation.
-  __device__ __forceinline__ static void reduce_once(uint32_t* out, const uint32_t* t) {
+  __device__ __forceinline__ static void reduce_once(uint32_t * out, const uint32_t* t) {
     uint32_t d[N], borrow;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(P::mod(0)));
 #pragma unroll
@@ -267,7 +267,7 @@ struct __align__(16) mont_t {
     for (int j = 0; j < N; ++j) out[j] = d[j] ^ ((t[j] ^ d[j]) & borrow);
   }
   // The end of a reduction row: t' = t/2^32 = o + e[1..N] into e, and e[N] cleared.
-  __device__ __forceinline__ static void shift_row(uint32_t* e, const uint32_t* o) {
+  __device__ __forceinline__ static void shift_row(uint32_t * e, const uint32_t* o) {
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(e[0]) : "r"(o[0]), "r"(e[1]));
 #pragma unroll
     for (int j = 1; j < N - 1; ++j) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(o[j]), "r"(e[j + 1]));
@@ -280,7 +280,7 @@ struct __align__(16) mont_t {
   // issues as one IMAD.WIDE.U32(.X) (an unaligned pair costs two multiply-adds and moves).
   //   even: e[0..N] += Σ_{j even} x_j·y·2^(32j)      (one carry chain, out into e[N])
   //   odd:  o[0..N) += Σ_{j odd} x_j·y·2^(32(j-1))   (o is the odd part shifted down a limb)
-  __device__ __forceinline__ static void mad_even(uint32_t* e, const uint32_t* x, uint32_t y) {
+  __device__ __forceinline__ static void mad_even(uint32_t * e, const uint32_t* x, uint32_t y) {
     asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(e[0]) : "r"(x[0]), "r"(y));
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(e[1]) : "r"(x[0]), "r"(y));
 #pragma unroll
@@ -291,7 +291,7 @@ struct __align__(16) mont_t {
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N]));
   }
   // o += odd products; the sum stays below 2^(32N) (see mul_raw), so no carry leaves o.
-  __device__ __forceinline__ static void mad_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
+  __device__ __forceinline__ static void mad_odd(uint32_t * o, const uint32_t* x, uint32_t y) {
     asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(o[0]) : "r"(x[1]), "r"(y));
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(o[1]) : "r"(x[1]), "r"(y));
 #pragma unroll
@@ -303,7 +303,7 @@ struct __align__(16) mont_t {
     asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(o[N - 1]) : "r"(x[N - 1]), "r"(y));
   }
   // e = even products, e[N] = 0 (the pairs do not overlap, so no additions).
-  __device__ __forceinline__ static void mul_even(uint32_t* e, const uint32_t* x, uint32_t y) {
+  __device__ __forceinline__ static void mul_even(uint32_t * e, const uint32_t* x, uint32_t y) {
 #pragma unroll
     for (int j = 0; j < N; j += 2) {
       asm("mul.lo.u32 %0, %1, %2;" : "=r"(e[j]) : "r"(x[j]), "r"(y));
@@ -312,7 +312,7 @@ struct __align__(16) mont_t {
     e[N] = 0;
   }
   // o = odd products (the pairs do not overlap, so no additions).
-  __device__ __forceinline__ static void mul_odd(uint32_t* o, const uint32_t* x, uint32_t y) {
+  __device__ __forceinline__ static void mul_odd(uint32_t * o, const uint32_t* x, uint32_t y) {
 #pragma unroll
     for (int j = 1; j < N; j += 2) {
       asm("mul.lo.u32 %0, %1, %2;" : "=r"(o[j - 1]) : "r"(x[j]), "r"(y));
@@ -330,7 +330,7 @@ struct __align__(16) mont_t {
   // E (j = i+2, i+4, ...) ends with its carry in a limb that holds at most one earlier carry
   // (row i-1's chain reaches one limb higher or lower, never further), and likewise in O, so
   // no carry is lost.
-  __device__ __forceinline__ static void sqr_raw(uint32_t* out, const uint32_t* a) {
+  __device__ __forceinline__ static void sqr_raw(uint32_t * out, const uint32_t* a) {
     uint32_t E[2 * N], O[2 * N];
 #pragma unroll
     for (int k = 0; k < 2 * N; ++k) E[k] = 0, O[k] = 0;
@@ -384,7 +384,7 @@ struct __align__(16) mont_t {
   // T = a·b + c·d as 2N limbs, T_low in lo and T_high in hi, for a, b, c, d < p: the rows of
   // mul_raw without the reduction, one limb out per row. After row i the part above the limbs
   // already out is < a + c < 2p, so e fits N+1 limbs and o stays below 2^(32N) as in mul_raw.
-  __device__ __forceinline__ static void wide_mul_add(uint32_t* lo, uint32_t* hi, const uint32_t* a,
+  __device__ __forceinline__ static void wide_mul_add(uint32_t * lo, uint32_t * hi, const uint32_t* a,
                                                       const uint32_t* b, const uint32_t* c, const uint32_t* d) {
     uint32_t e[N + 1], o[N];
     mul_even(e, a, b[0]);
@@ -402,7 +402,7 @@ struct __align__(16) mont_t {
   }
   // out = T·R^-1 mod p for T = hi·R + lo < p·R: u = (lo + M·p)/R ≤ p row by row (t < R +
   // 2^32·p fits N+1 limbs; o < p), then u + hi < 2p, less p unless that borrows.
-  __device__ __forceinline__ static void redc(uint32_t* out, const uint32_t* lo, const uint32_t* hi) {
+  __device__ __forceinline__ static void redc(uint32_t * out, const uint32_t* lo, const uint32_t* hi) {
     uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) p[j] = P::mod(j), e[j] = lo[j];
@@ -425,7 +425,7 @@ struct __align__(16) mont_t {
   // Bounds: t < 2p before a row, so t + a·b_i + m·p < 2p·2^32 ≤ 2^(32(N+1)) for both fields
   // (2p < 2^(32N)): e fits N+1 limbs, o·2^32 ≤ that sum gives o < 2^(32N), t' < 2p.
   template <bool REDUCE = true>
-  __device__ __forceinline__ static void mul_raw(uint32_t* out, const uint32_t* a, const uint32_t* b) {
+  __device__ __forceinline__ static void mul_raw(uint32_t * out, const uint32_t* a, const uint32_t* b) {
     uint32_t e[N + 1], o[N], p[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) p[j] = P::mod(j);
@@ -439,8 +439,7 @@ struct __align__(16) mont_t {
       mad_odd(o, p, m);
       shift_row(e, o);
     }
-    if (REDUCE)
-      reduce_once(out, e);  // t < 2p < 2^(32N)
+    if (REDUCE) reduce_once(out, e);  // t < 2p < 2^(32N)
     else
       for (int j = 0; j < N; ++j) out[j] = e[j];
   }

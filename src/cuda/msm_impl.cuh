@@ -62,7 +62,6 @@ template <class F>
 #endif
 constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLOCKS : 1;
 
-
 // Window w of scalar i of vector v (scalars[v·n + i]), as `layout` cuts the scalar: key =
 // bucket set·2^(c-1) + |d| − 1 with c = layout.bits (or the sentinel for d = 0), value = the
 // base's index with the sign of d in the top bit. Each (vector, window) has its own bucket
@@ -106,8 +105,8 @@ __global__ void digits_kernel(const fr_t* __restrict__ scalars, uint32_t n, unsi
 
 // Copy j of the bases from copy j − 1: 2^c·P, c doublings (affine in, XYZZ out).
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) shift_kernel(const affine_t<F>* __restrict__ in, std::size_t n,
-                                                              unsigned c, xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(POINT_THREADS)
+    shift_kernel(const affine_t<F>* __restrict__ in, std::size_t n, unsigned c, xyzz_t<F>* __restrict__ out) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   xyzz_t<F> p = xyzz_t<F>::from_affine(affine_t<F>::load(&in[i]));
@@ -164,10 +163,10 @@ __global__ void piece_count_kernel(const uint32_t* __restrict__ start, const uin
 // each bucket's piece inside the chunk goes to that bucket's slot offsets[b] + (chunk −
 // first chunk of b), so the pieces of one bucket are contiguous and in key order.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>) accumulate_kernel(
-    const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total, uint32_t sentinel,
-    const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets, const affine_t<F>* __restrict__ bases,
-    xyzz_t<F>* __restrict__ partials) {
+__global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>)
+    accumulate_kernel(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, uint32_t total,
+                      uint32_t sentinel, const uint32_t* __restrict__ start, const uint32_t* __restrict__ offsets,
+                      const affine_t<F>* __restrict__ bases, xyzz_t<F>* __restrict__ partials) {
   const uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t first = chunk * SEGMENT;
   if (first >= total) return;
@@ -208,14 +207,14 @@ __global__ void __launch_bounds__(POINT_THREADS, gather_blocks_per_sm<F>) accumu
 }
 
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) bucket_sum_kernel(const uint32_t* __restrict__ offsets,
-                                                                   uint32_t buckets,
-                                                                   const xyzz_t<F>* __restrict__ partials,
-                                                                   xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(POINT_THREADS)
+    bucket_sum_kernel(const uint32_t* __restrict__ offsets, uint32_t buckets, const xyzz_t<F>* __restrict__ partials,
+                      xyzz_t<F>* __restrict__ out) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b >= buckets) return;
   xyzz_t<F> acc = xyzz_t<F>::identity();
-  for (uint32_t s = offsets[b]; s < offsets[b + 1]; ++s) acc = xyzz_t<F>::add_inline(acc, xyzz_t<F>::load(&partials[s]));
+  for (uint32_t s = offsets[b]; s < offsets[b + 1]; ++s)
+    acc = xyzz_t<F>::add_inline(acc, xyzz_t<F>::load(&partials[s]));
   acc.store(&out[b]);
 }
 
@@ -230,19 +229,16 @@ __global__ void regroup_count_kernel(const uint32_t* __restrict__ offsets, uint3
 // One thread per next-level segment: the sum of at most FAN_IN consecutive segment sums of
 // one bucket.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) regroup_kernel(const uint32_t* __restrict__ offsets_in,
-                                                                const uint32_t* __restrict__ offsets_out,
-                                                                uint32_t buckets, const xyzz_t<F>* __restrict__ in,
-                                                                xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(POINT_THREADS)
+    regroup_kernel(const uint32_t* __restrict__ offsets_in, const uint32_t* __restrict__ offsets_out, uint32_t buckets,
+                   const xyzz_t<F>* __restrict__ in, xyzz_t<F>* __restrict__ out) {
   const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= offsets_out[buckets]) return;
   uint32_t lo = 0, hi = buckets;
   while (lo < hi) {
     const uint32_t mid = (lo + hi + 1) / 2;
-    if (offsets_out[mid] <= s)
-      lo = mid;
-    else
-      hi = mid - 1;
+    if (offsets_out[mid] <= s) lo = mid;
+    else hi = mid - 1;
   }
   const uint32_t first = offsets_in[lo] + (s - offsets_out[lo]) * FAN_IN;
   const uint32_t last = min(first + FAN_IN, offsets_in[lo + 1]);
@@ -256,9 +252,9 @@ __global__ void __launch_bounds__(POINT_THREADS) regroup_kernel(const uint32_t* 
 // so that Σ_b (b + off)·X_b = Σ_j Z_j + S·Σ_j j·T_j: the second sum is the same problem,
 // S times smaller, on the T_j with off = 0 (msm_device runs it level by level).
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* __restrict__ x, uint32_t per_window,
-                                                              uint32_t windows, uint32_t slice, uint32_t off,
-                                                              xyzz_t<F>* __restrict__ z, xyzz_t<F>* __restrict__ t_out) {
+__global__ void __launch_bounds__(POINT_THREADS)
+    slice_kernel(const xyzz_t<F>* __restrict__ x, uint32_t per_window, uint32_t windows, uint32_t slice, uint32_t off,
+                 xyzz_t<F>* __restrict__ z, xyzz_t<F>* __restrict__ t_out) {
   const uint32_t slices = per_window / slice;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= windows * slices) return;
@@ -276,8 +272,8 @@ __global__ void __launch_bounds__(POINT_THREADS) slice_kernel(const xyzz_t<F>* _
 
 // out[w][g] = Σ in[w][g·GROUP .. (g+1)·GROUP) over `count` points per window.
 template <class F>
-__global__ void __launch_bounds__(POINT_THREADS) group_sum_kernel(const xyzz_t<F>* __restrict__ in, uint32_t count,
-                                                                  uint32_t windows, xyzz_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(POINT_THREADS)
+    group_sum_kernel(const xyzz_t<F>* __restrict__ in, uint32_t count, uint32_t windows, xyzz_t<F>* __restrict__ out) {
   const uint32_t groups = (count + GROUP - 1) / GROUP;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= windows * groups) return;
@@ -336,7 +332,8 @@ struct GpuMsm<C>::Impl {
 
   const void* base_ptr() const { return external ? external : bases.data(); }
 
-  Impl(std::size_t count, int dev) : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
+  Impl(std::size_t count, int dev)
+      : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
     SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     own_stream = true;
@@ -433,10 +430,10 @@ void GpuMsm<C>::precompute(unsigned window_bits) {
   DeviceBuffer tmp = m.pool.acquire(m.n * sizeof(xyzz_t<F>));
   for (unsigned j = 1; j < W; ++j) {
     shift_kernel<F><<<blocks_for(m.n, POINT_THREADS), POINT_THREADS, 0, m.stream>>>(out + (j - 1) * m.n, m.n, c,
-                                                                                   tmp.as<xyzz_t<F>>());
+                                                                                    tmp.as<xyzz_t<F>>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
-    to_affine_kernel<F><<<blocks_for(blocks_for(m.n, TO_AFFINE_CHUNK), 128), 128, 0, m.stream>>>(
-        tmp.as<xyzz_t<F>>(), m.n, out + j * m.n);
+    to_affine_kernel<F><<<blocks_for(blocks_for(m.n, TO_AFFINE_CHUNK), 128), 128, 0, m.stream>>>(tmp.as<xyzz_t<F>>(),
+                                                                                                 m.n, out + j * m.n);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
   }
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));  // tmp goes back to the pool
@@ -563,8 +560,7 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run(const Fr* d_scalars, st
 template <class C>
 std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalars, std::size_t n, unsigned vectors,
                                                               const GpuMsmConfig& cfg, const WindowLayout& layout,
-                                                              bool shared,
-                                                              unsigned w_begin, unsigned w_end,
+                                                              bool shared, unsigned w_begin, unsigned w_end,
                                                               const uint32_t* d_base_index, std::size_t base_offset) {
   using F = device_field_t<C>;
   using P = xyzz_t<F>;
@@ -586,13 +582,13 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
   DeviceBuffer keys0 = m.pool.acquire(total * sizeof(uint32_t)), keys1 = m.pool.acquire(total * sizeof(uint32_t));
   DeviceBuffer vals0 = m.pool.acquire(total * sizeof(uint32_t)), vals1 = m.pool.acquire(total * sizeof(uint32_t));
   DeviceBuffer start = m.pool.acquire((B + 1) * sizeof(uint32_t)), end = m.pool.acquire((B + 1) * sizeof(uint32_t));
-  DeviceBuffer counts = m.pool.acquire((B + 1) * sizeof(uint32_t)), offsets = m.pool.acquire((B + 1) * sizeof(uint32_t));
+  DeviceBuffer counts = m.pool.acquire((B + 1) * sizeof(uint32_t)),
+               offsets = m.pool.acquire((B + 1) * sizeof(uint32_t));
 
   timer.mark();
-  digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n),
-                                                              vectors, layout, w_begin, w_end,
-                                                              shared ? uint32_t(m.n) : 0u, B,
-                                                              d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
+  digits_kernel<<<blocks_for(n * vectors, 256), 256, 0, st>>>(
+      reinterpret_cast<const fr_t*>(d_scalars), uint32_t(n), vectors, layout, w_begin, w_end,
+      shared ? uint32_t(m.n) : 0u, B, d_base_index, keys0.as<uint32_t>(), vals0.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   timer.mark();
 
@@ -600,12 +596,13 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
   cub::DoubleBuffer<uint32_t> vals(vals0.as<uint32_t>(), vals1.as<uint32_t>());
   std::size_t sort_bytes = 0, scan_bytes = 0, max_bytes = 0;
   SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, vals, int(total), 0, key_bits, st));
-  SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<uint32_t>(),
-                                                     offsets.as<uint32_t>(), int(B + 1), st));
-  SNARKPIPE_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B,
-                                              int(B + 1), st));
+  SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<uint32_t>(), offsets.as<uint32_t>(),
+                                                     int(B + 1), st));
+  SNARKPIPE_CUDA_CHECK(
+      cub::DeviceReduce::Max(nullptr, max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B, int(B + 1), st));
   DeviceBuffer temp = m.pool.acquire(std::max({sort_bytes, scan_bytes, max_bytes}));
-  SNARKPIPE_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys, vals, int(total), 0, key_bits, st));
+  SNARKPIPE_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys, vals, int(total), 0, key_bits, st));
   timer.mark();
 
   SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(start.data(), 0, (B + 1) * sizeof(uint32_t), st));
@@ -617,11 +614,11 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
                                                              counts.as<uint32_t>());
   SNARKPIPE_CUDA_CHECK_LAUNCH();
   // The most pieces any bucket has (into the unused end[B]), read back below.
-  SNARKPIPE_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B,
-                                              int(B + 1), st));
+  SNARKPIPE_CUDA_CHECK(
+      cub::DeviceReduce::Max(temp.data(), max_bytes, counts.as<uint32_t>(), end.as<uint32_t>() + B, int(B + 1), st));
   uint32_t max_pieces = 0;
-  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(&max_pieces, end.as<uint32_t>() + B, sizeof max_pieces,
-                                       cudaMemcpyDeviceToHost, st));
+  SNARKPIPE_CUDA_CHECK(
+      cudaMemcpyAsync(&max_pieces, end.as<uint32_t>() + B, sizeof max_pieces, cudaMemcpyDeviceToHost, st));
   SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(),
                                                      offsets.as<uint32_t>(), int(B + 1), st));
   DeviceBuffer partials = m.pool.acquire(max_segments * sizeof(P));
@@ -642,14 +639,13 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
   P* next = level.as<P>();
   uint32_t* offs_cur = offsets.as<uint32_t>();
   uint32_t* offs_next = offsets2.as<uint32_t>();
-  for (std::size_t per_bucket = max_pieces; per_bucket > FAN_IN;
-       per_bucket = (per_bucket + FAN_IN - 1) / FAN_IN) {
+  for (std::size_t per_bucket = max_pieces; per_bucket > FAN_IN; per_bucket = (per_bucket + FAN_IN - 1) / FAN_IN) {
     regroup_count_kernel<<<blocks_for(B + 1, 256), 256, 0, st>>>(offs_cur, B, counts.as<uint32_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     SNARKPIPE_CUDA_CHECK(
         cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, counts.as<uint32_t>(), offs_next, int(B + 1), st));
-    regroup_kernel<F><<<blocks_for(level_segments, POINT_THREADS), POINT_THREADS, 0, st>>>(offs_cur, offs_next, B, cur,
-                                                                                          next);
+    regroup_kernel<F>
+        <<<blocks_for(level_segments, POINT_THREADS), POINT_THREADS, 0, st>>>(offs_cur, offs_next, B, cur, next);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     std::swap(cur, next);
     std::swap(offs_cur, offs_next);
@@ -690,8 +686,8 @@ std::vector<typename GpuMsm<C>::Jacobian> GpuMsm<C>::run_pass(const Fr* d_scalar
       P* spare = red2.as<P>();
       for (uint32_t c2 = slices; c2 > 1;) {
         const uint32_t groups = (c2 + GROUP - 1) / GROUP;
-        group_sum_kernel<F><<<blocks_for(std::size_t(sets) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, c2, sets,
-                                                                                                          out);
+        group_sum_kernel<F>
+            <<<blocks_for(std::size_t(sets) * groups, POINT_THREADS), POINT_THREADS, 0, st>>>(in, c2, sets, out);
         SNARKPIPE_CUDA_CHECK_LAUNCH();
         in = out;
         std::swap(out, spare);

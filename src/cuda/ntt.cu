@@ -76,8 +76,8 @@ __device__ __forceinline__ void wait_for_predecessor() {
 }
 
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::size_t smem,
-            cudaStream_t stream, Args&&... args) {
+void launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t stream,
+            Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(blocks);
   cfg.blockDim = dim3(threads);
@@ -221,8 +221,8 @@ __device__ __forceinline__ void store_tile(const fr_t* tile, unsigned tile_n, At
 }
 
 template <bool DIT, class Twiddles>
-__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L,
-                              Twiddles W) {
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
+    stages_kernel(const fr_t* src, fr_t* dst, unsigned t0, unsigned s, unsigned log_L, Twiddles W) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned L = 1u << log_L;
@@ -249,9 +249,8 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) stages_kernel(const 
 // output for DIF): position j then holds coefficient rev(j), which the coset factors follow.
 template <bool DIT, class Twiddles>
 __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
-    first_stages_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W,
-                        Scale mode, fr_t c, const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi,
-                        bool permute) {
+    first_stages_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W, Scale mode, fr_t c,
+                        const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi, bool permute) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned tile_n = 1u << s, rest = log_n - s;
@@ -260,9 +259,7 @@ __global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
   const std::size_t base = std::size_t(B) << s;
   const uint32_t mask = (uint32_t(1) << COSET_LO_BITS) - 1;
   // Where element e lives outside the tile, and which coefficient sits there.
-  auto outside = [&](unsigned e) {
-    return permute ? (std::size_t(__brev(e) >> (32 - s)) << rest) + b : base + e;
-  };
+  auto outside = [&](unsigned e) { return permute ? (std::size_t(__brev(e) >> (32 - s)) << rest) + b : base + e; };
   auto coefficient = [&](unsigned e) {
     return permute ? outside(e) : std::size_t(__brev(uint32_t(base + e)) >> (32 - log_n));
   };
@@ -344,9 +341,9 @@ __global__ void bit_reverse_kernel(fr_t* x, std::size_t n, unsigned log_n) {
 // wants bit-reversed input), all on one tile in shared memory: the two permutations and two
 // passes over memory of the separate transforms disappear.
 template <class Twiddles>
-__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM) to_coset_middle_kernel(
-    const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W_inv, Twiddles W_fwd,
-    const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
+__global__ void __launch_bounds__(256, STAGE_BLOCKS_PER_SM)
+    to_coset_middle_kernel(const fr_t* src, fr_t* dst, unsigned log_n, unsigned s, Twiddles W_inv, Twiddles W_fwd,
+                           const fr_t* __restrict__ glo, const fr_t* __restrict__ ghi) {
   extern __shared__ fr_t tile[];
   wait_for_predecessor();
   const unsigned tile_n = 1u << s;
@@ -399,8 +396,6 @@ std::vector<StageGroup> plan_groups(unsigned log_n) {
   return g;
 }
 
-
-
 // Threads for a tile of tile_n elements: one per radix-4 butterfly, at most 256.
 unsigned threads_for_tile(unsigned tile_n) { return std::max(1u, std::min(tile_n / 4, 256u)); }
 
@@ -409,13 +404,13 @@ unsigned threads_for_tile(unsigned tile_n) { return std::max(1u, std::min(tile_n
 struct GpuNtt::Impl {
   int device;
   unsigned max_log;
-  BufferPool pool;  // declared before the buffers it hands out
+  BufferPool pool;                // declared before the buffers it hands out
   cudaStream_t stream = nullptr;  // the default stream of the engine's transforms
-  bool compact;                     // CompactTwiddles (two small tables per direction) or dense
-  DeviceBuffer w_fwd, w_inv;        // dense: every stage's twiddles (ω or ω^-1), N entries (see run_stages)
+  bool compact;                   // CompactTwiddles (two small tables per direction) or dense
+  DeviceBuffer w_fwd, w_inv;      // dense: every stage's twiddles (ω or ω^-1), N entries (see run_stages)
   DeviceBuffer c_fwd_lo, c_fwd_hi, c_inv_lo, c_inv_hi;  // compact: ω^e, ω^-e in two factors
-  DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;  // coset powers g^i, g^-i in two factors
-  std::vector<Fr> m_inv;            // m^-1 for m = 2^k, k <= max_log
+  DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;                // coset powers g^i, g^-i in two factors
+  std::vector<Fr> m_inv;                                // m^-1 for m = 2^k, k <= max_log
   // The out-of-place half of each transform, one per stream that has run one (a transform
   // uses its stream's scratch only, so transforms on different streams can be in flight
   // together; they share the twiddle tables).
@@ -432,8 +427,7 @@ struct GpuNtt::Impl {
     if (compact)
       f(CompactTwiddles{c_fwd_lo.as<fr_t>(), c_fwd_hi.as<fr_t>(), max_log},
         CompactTwiddles{c_inv_lo.as<fr_t>(), c_inv_hi.as<fr_t>(), max_log});
-    else
-      f(DenseTwiddles{w_fwd.as<fr_t>()}, DenseTwiddles{w_inv.as<fr_t>()});
+    else f(DenseTwiddles{w_fwd.as<fr_t>()}, DenseTwiddles{w_inv.as<fr_t>()});
   }
 
   // st's buffer in `per_stream` with room for `count` elements, grown when a larger size comes
@@ -527,7 +521,8 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
   };
   // x^i = lo[i mod 2^lo_bits]·hi[i >> lo_bits] for i < 2^lo_bits·hi_n, both factors computed
   // here: the compact twiddles (x = ω, i < N/2) and the coset powers (x = g, i < N).
-  auto factor_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& x, unsigned lo_bits, std::size_t hi_n) {
+  auto factor_tables = [&](DeviceBuffer& lo_out, DeviceBuffer& hi_out, const Fr& x, unsigned lo_bits,
+                           std::size_t hi_n) {
     const std::size_t lo_n = std::size_t(1) << lo_bits;
     std::vector<Fr> lo(lo_n), hi(hi_n);
     Fr p = Fr::one();
@@ -537,8 +532,10 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
     for (auto& v : hi) v = p, p *= step;
     lo_out = m.pool.acquire(lo_n * sizeof(Fr));
     hi_out = m.pool.acquire(hi_n * sizeof(Fr));
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(lo_out.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(hi_out.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(lo_out.data(), lo.data(), lo_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(hi_out.data(), hi.data(), hi_n * sizeof(Fr), cudaMemcpyHostToDevice, m.stream));
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   };
   if (m.compact) {
@@ -717,8 +714,6 @@ void GpuNtt::ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::Forward,
 void GpuNtt::intt(std::span<Fr> v, Order in, Order out) { run_host(Kind::Inverse, v, in, out); }
 void GpuNtt::coset_ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::CosetForward, v, in, out); }
 void GpuNtt::icoset_ntt(std::span<Fr> v, Order in, Order out) { run_host(Kind::CosetInverse, v, in, out); }
-void GpuNtt::coset_from_evaluations(std::span<Fr> v) {
-  run_host(Kind::ToCoset, v, Order::Natural, Order::Natural);
-}
+void GpuNtt::coset_from_evaluations(std::span<Fr> v) { run_host(Kind::ToCoset, v, Order::Natural, Order::Natural); }
 
 }  // namespace snarkpipe::cuda

@@ -42,7 +42,6 @@ using groth16::ProverError;
 // buffer; the Uploader stages each into page-locked memory).
 constexpr std::size_t KEY_READ_PIECE_BYTES = std::size_t(256) << 20;
 
-
 // MSM_PIECE (the H MSM's passes) and SPLIT_CHUNK (the L, A and B MSMs' full-scalar parts, a
 // PoRep witness has ~13M, run in chunks of at most this many scalars: a witness with few 0/1
 // values then takes more chunks instead of memory) are in memory_plan.hpp, which counts the
@@ -78,10 +77,8 @@ __global__ void unpack_kernel(const uint64_t* __restrict__ general, const uint64
   const unsigned b = unsigned(j % 64);
   const uint64_t g = general[w];
   fr_t x;
-  if ((g >> b) & 1)
-    x = fr_t::load(&values[rank[w] + __popcll(g & ((uint64_t(1) << b) - 1))]);
-  else
-    x = ((ones[w] >> b) & 1) ? fr_t::one() : fr_t::zero();
+  if ((g >> b) & 1) x = fr_t::load(&values[rank[w] + __popcll(g & ((uint64_t(1) << b) - 1))]);
+  else x = ((ones[w] >> b) & 1) ? fr_t::one() : fr_t::zero();
   x.store(&z_aux[j]);
 }
 
@@ -147,8 +144,8 @@ class Uploader {
       tbb::parallel_for(std::size_t(0), (len + PIECE - 1) / PIECE, [&](std::size_t p) {
         std::memcpy(dst_stage + p * PIECE, from + p * PIECE, std::min(PIECE, len - p * PIECE));
       });
-      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, stage_[next_].data(), len,
-                                           cudaMemcpyHostToDevice, stream_));
+      SNARKPIPE_CUDA_CHECK(
+          cudaMemcpyAsync(static_cast<char*>(dst) + off, stage_[next_].data(), len, cudaMemcpyHostToDevice, stream_));
       SNARKPIPE_CUDA_CHECK(cudaEventRecord(done_[next_], stream_));
       next_ ^= 1;
     }
@@ -181,9 +178,9 @@ struct DeviceCircuit {
 // piece k's kernel: the bus, ~50 GB/s, is the limit, not the SpMV).
 struct StreamedCsr {
   PinnedBuffer row_ptr, col, code;
-  DeviceBuffer others;                 // the few coefficients that are not ±2^k
+  DeviceBuffer others;  // the few coefficients that are not ±2^k
   std::size_t rows = 0;
-  std::vector<std::size_t> starts;     // piece boundaries (rows), the last = rows
+  std::vector<std::size_t> starts;  // piece boundaries (rows), the last = rows
   std::size_t max_piece_rows = 0, max_piece_nnz = 0;
 };
 struct StreamedCircuit {
@@ -260,7 +257,7 @@ struct CudaBackend::Impl {
   CudaProverPhases phases;
   cudaEvent_t marks[6]{};
   cudaEvent_t ntt_ready = nullptr, ntt_done = nullptr;
-  std::mutex mu;  // one proof at a time per backend (the engine holds one backend per worker)
+  std::mutex mu;                       // one proof at a time per backend (the engine holds one backend per worker)
   std::unique_ptr<Uploader> uploader;  // the witness's pinned staging, made once
 
   CudaBackendOptions options;
@@ -269,9 +266,9 @@ struct CudaBackend::Impl {
   int memory_tier = 0;
   std::size_t planned_piece = 0;  // the streamed key's piece size the first streaming plan chose
   std::map<const groth16::ProvingKey*, SrsResidency> planned_residency;
-  std::set<const circuit::R1cs*> host_evaluated;  // tier 3: circuits whose a, b, c the host computes
-  std::set<const groth16::ProvingKey*> bounded_h;  // tier 4: keys whose proofs compute H in bounded memory
-  std::set<const circuit::R1cs*> streams_circuit;    // tiers 3, 4: circuits planned to stream
+  std::set<const circuit::R1cs*> host_evaluated;             // tier 3: circuits whose a, b, c the host computes
+  std::set<const groth16::ProvingKey*> bounded_h;            // tier 4: keys whose proofs compute H in bounded memory
+  std::set<const circuit::R1cs*> streams_circuit;            // tiers 3, 4: circuits planned to stream
   std::map<const circuit::R1cs*, StreamedCircuit> streamed;  // ... their host copies, made at first use
   PinnedBuffer h_stage;  // tier 4: the vector H stages in host memory (kept: pinning is slow)
   // Tiers 3 and 4: the host's a, b, c and (from a packed witness) aux, page-locked and kept
@@ -287,7 +284,8 @@ struct CudaBackend::Impl {
 
   std::size_t g1_piece() const {
     return options.host_piece_points ? options.host_piece_points
-                                     : planned_piece ? planned_piece : DEFAULT_STREAM_PIECE_G1_POINTS;
+           : planned_piece           ? planned_piece
+                                     : DEFAULT_STREAM_PIECE_G1_POINTS;
   }
 
   explicit Impl(const CudaBackendOptions& opt)
@@ -352,8 +350,8 @@ struct CudaBackend::Impl {
     DeviceBuffer temp = pool.acquire(temp_bytes);
     SNARKPIPE_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, counts.as<uint32_t>(),
                                                        offsets.as<uint32_t>(), int64_t(words), stream));
-    expand_density_kernel<<<blocks_for(words, 256), 256, 0, stream>>>(dw.as<uint64_t>(), offsets.as<uint32_t>(),
-                                                                      words, first_column, out);
+    expand_density_kernel<<<blocks_for(words, 256), 256, 0, stream>>>(dw.as<uint64_t>(), offsets.as<uint32_t>(), words,
+                                                                      first_column, out);
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     // The buffers go back to the pool once the stream has used them (start() synchronizes
     // before it returns, and nothing else runs on this backend meanwhile).
@@ -444,7 +442,8 @@ struct CudaBackend::Impl {
     // Pieces of at most CSR_PIECE_ROWS rows and CSR_PIECE_NNZ entries (a longer row alone).
     const uint64_t* rp = mat.row_ptr.data();
     for (std::size_t r = 0; r < h.rows;) {
-      const std::size_t limit = std::min(h.rows, r + (options.circuit_piece_rows ? options.circuit_piece_rows : CSR_PIECE_ROWS));
+      const std::size_t limit =
+          std::min(h.rows, r + (options.circuit_piece_rows ? options.circuit_piece_rows : CSR_PIECE_ROWS));
       const uint64_t* end = std::upper_bound(rp + r + 1, rp + limit + 1, rp[r] + CSR_PIECE_NNZ);
       const std::size_t e = std::max<std::size_t>(r + 1, std::size_t(end - rp) - 1);
       h.starts.push_back(r);
@@ -481,18 +480,21 @@ struct CudaBackend::Impl {
 
   // out[0, n) = the rows of a streamed matrix times z, zero past its rows, on `stream`.
   void streamed_spmv(const StreamedCsr& h, const fr_t* z, fr_t* out, std::size_t n) {
-    DeviceBuffer rp = pool.acquire((h.max_piece_rows + 1) * 8), col = pool.acquire(std::max<std::size_t>(h.max_piece_nnz, 1) * 4),
+    DeviceBuffer rp = pool.acquire((h.max_piece_rows + 1) * 8),
+                 col = pool.acquire(std::max<std::size_t>(h.max_piece_nnz, 1) * 4),
                  code = pool.acquire(std::max<std::size_t>(h.max_piece_nnz, 1) * 4);
     const uint64_t* host_rp = h.row_ptr.as<uint64_t>();
     for (std::size_t i = 0; i + 1 < h.starts.size(); ++i) {
       const std::size_t r0 = h.starts[i], r1 = h.starts[i + 1];
       const uint64_t p0 = host_rp[r0], p1 = host_rp[r1];
       SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(rp.data(), host_rp + r0, (r1 - r0 + 1) * 8, cudaMemcpyHostToDevice, stream));
-      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(col.data(), h.col.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
-      SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(code.data(), h.code.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
-      spmv_kernel<<<blocks_for(r1 - r0, 256), 256, 0, stream>>>(rp.as<uint64_t>(), col.as<uint32_t>(), code.as<uint32_t>(),
-                                                                 h.others.as<fr_t>(), pow2.as<fr_t>(), z, r1 - r0,
-                                                                 out + r0, p0);
+      SNARKPIPE_CUDA_CHECK(
+          cudaMemcpyAsync(col.data(), h.col.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
+      SNARKPIPE_CUDA_CHECK(
+          cudaMemcpyAsync(code.data(), h.code.as<uint32_t>() + p0, (p1 - p0) * 4, cudaMemcpyHostToDevice, stream));
+      spmv_kernel<<<blocks_for(r1 - r0, 256), 256, 0, stream>>>(rp.as<uint64_t>(), col.as<uint32_t>(),
+                                                                code.as<uint32_t>(), h.others.as<fr_t>(),
+                                                                pow2.as<fr_t>(), z, r1 - r0, out + r0, p0);
       SNARKPIPE_CUDA_CHECK_LAUNCH();
     }
     if (n > h.rows) SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(out + h.rows, 0, (n - h.rows) * sizeof(Fr), stream));
@@ -511,26 +513,26 @@ struct CudaBackend::Impl {
   // Points [0, n) of query q of a deferred key, read from its file in pieces into `to` (device
   // or page-locked memory) through one pageable piece: the host never holds the whole query.
   template <class C>
-  void read_query(Uploader* up, const groth16::ParamsQueries& file, groth16::ParamsQueries::Query q, ec::Affine<C>* to) {
+  void read_query(Uploader* up, const groth16::ParamsQueries& file, groth16::ParamsQueries::Query q,
+                  ec::Affine<C>* to) {
     using Point = ec::Affine<C>;
     const std::size_t n = file.count(q), piece = KEY_READ_PIECE_BYTES / sizeof(Point);
     std::vector<Point> buf(up ? std::min(n, piece) : 0);
     for (std::size_t off = 0; off < n; off += piece) {
       const std::size_t len = std::min(piece, n - off);
       Point* dst = up ? buf.data() : to + off;
-      if constexpr (std::is_same_v<C, ec::G1Curve>)
-        file.read_g1(q, off, len, dst);
-      else
-        file.read_g2(off, len, dst);
+      if constexpr (std::is_same_v<C, ec::G1Curve>) file.read_g1(q, off, len, dst);
+      else file.read_g2(off, len, dst);
       if (up) up->copy(to + off, dst, len * sizeof(Point));  // staged: buf may be refilled
     }
   }
 
   template <class C>
   std::unique_ptr<GpuMsm<C>> resident_from_file(Uploader& up, const groth16::ParamsQueries& file,
-                                                 groth16::ParamsQueries::Query q, bool tail) {
+                                                groth16::ParamsQueries::Query q, bool tail) {
     const std::size_t n = file.count(q);
-    auto m = tail ? std::make_unique<GpuMsm<C>>(n, pool, tail_pool, tail_stream) : std::make_unique<GpuMsm<C>>(n, pool, stream);
+    auto m = tail ? std::make_unique<GpuMsm<C>>(n, pool, tail_pool, tail_stream)
+                  : std::make_unique<GpuMsm<C>>(n, pool, stream);
     read_query<C>(&up, file, q, reinterpret_cast<ec::Affine<C>*>(m->device_bases()));
     return m;
   }
@@ -610,14 +612,13 @@ struct CudaBackend::Impl {
   // With cols the scalars are s[cols[i]] (a query over z, read in place: no gathered copy).
   // The streamer, pool and stream are the first (H MSM) or the second (L, A, B beside it).
   template <class C>
-  ec::Jacobian<C> streamed_msm(const ec::Affine<C>* points, const fr_t* s, const uint32_t* cols,
-                               std::size_t n, bool split01) {
+  ec::Jacobian<C> streamed_msm(const ec::Affine<C>* points, const fr_t* s, const uint32_t* cols, std::size_t n,
+                               bool split01) {
     return streamed_msm(*streamer, pool, stream, points, s, cols, n, split01);
   }
   template <class C>
-  ec::Jacobian<C> streamed_msm(BaseStreamer& through, BufferPool& on, cudaStream_t st,
-                               const ec::Affine<C>* points, const fr_t* s, const uint32_t* cols,
-                               std::size_t n, bool split01) {
+  ec::Jacobian<C> streamed_msm(BaseStreamer& through, BufferPool& on, cudaStream_t st, const ec::Affine<C>* points,
+                               const fr_t* s, const uint32_t* cols, std::size_t n, bool split01) {
     return through.run<C>(points, n, [&](GpuMsm<C>& msm, std::size_t off, std::size_t len) {
       if (!split01) return msm.msm_device(reinterpret_cast<const Fr*>(s + off), len);
       return cols ? split_msm(msm, split(s, cols + off, len, on, st))
@@ -650,8 +651,7 @@ struct CudaBackend::Impl {
             cudaMemcpyAsync(piece.data(), staged + off, len * sizeof(Fr), cudaMemcpyHostToDevice, stream));
         if (multiply)
           mul_by_kernel<<<blocks_for(len, 256), 256, 0, stream>>>(v.as<fr_t>() + off, piece.as<fr_t>(), len);
-        else
-          subtract_from_kernel<<<blocks_for(len, 256), 256, 0, stream>>>(v.as<fr_t>() + off, piece.as<fr_t>(), len);
+        else subtract_from_kernel<<<blocks_for(len, 256), 256, 0, stream>>>(v.as<fr_t>() + off, piece.as<fr_t>(), len);
         SNARKPIPE_CUDA_CHECK_LAUNCH();
       }
     };
@@ -705,15 +705,16 @@ const char* to_string(SrsResidency r) {
 
 CudaBackend::CudaBackend(const CudaBackendOptions& options) {
   if (usable_device_count() <= options.device)
-    throw CudaError("CudaBackend", 100, "no usable CUDA device " + std::to_string(options.device), __FILE__,
-                    __LINE__);
+    throw CudaError("CudaBackend", 100, "no usable CUDA device " + std::to_string(options.device), __FILE__, __LINE__);
   impl_ = std::make_unique<Impl>(options);
   impl_->uploader = std::make_unique<Uploader>(impl_->stream);
 }
 
 CudaBackend::~CudaBackend() = default;
 
-std::string CudaBackend::name() const { return "cuda:" + std::to_string(impl_->device) + " (" + impl_->device_name + ")"; }
+std::string CudaBackend::name() const {
+  return "cuda:" + std::to_string(impl_->device) + " (" + impl_->device_name + ")";
+}
 
 void CudaBackend::release_key(const groth16::ProvingKey& pk) {
   std::lock_guard lock(impl_->mu);
@@ -752,7 +753,8 @@ namespace {
 
 MemoryTier tier_of(SrsResidency residency, bool circuit_on_device) {
   return residency != SrsResidency::host ? MemoryTier::resident
-                                         : circuit_on_device ? MemoryTier::key_streamed : MemoryTier::circuit_streamed;
+         : circuit_on_device             ? MemoryTier::key_streamed
+                                         : MemoryTier::circuit_streamed;
 }
 
 TierChoice choice_of(SrsResidency residency) {
@@ -802,8 +804,8 @@ ProofParts CudaBackend::start_packed(const groth16::ProvingKey& pk, const circui
 
 ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circuit::R1cs* r1cs,
                                      const groth16::Witness* full, const groth16::PackedWitness* packed,
-                                     const groth16::EvaluatedAssignment* evaluated,
-                                     groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
+                                     const groth16::EvaluatedAssignment* evaluated, groth16::ProverTimings* timings,
+                                     const groth16::ProverProgress& progress,
                                      std::chrono::steady_clock::time_point entered) {
   Impl& m = *impl_;
   std::lock_guard lock(m.mu);
@@ -821,10 +823,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     const groth16::QuerySizes sizes = cached != m.circuits.end()
                                           ? groth16::QuerySizes{cached->second.n_a, cached->second.n_b}
                                           : groth16::query_sizes(*r1cs);
-    if (full)
-      groth16::check_shapes(pk, *r1cs, full->inputs, full->aux.size(), sizes);
-    else
-      groth16::check_shapes(pk, *r1cs, packed->inputs, packed->num_aux, sizes);
+    if (full) groth16::check_shapes(pk, *r1cs, full->inputs, full->aux.size(), sizes);
+    else groth16::check_shapes(pk, *r1cs, packed->inputs, packed->num_aux, sizes);
   }
   m.phases.host_checks = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - entered).count();
   // Sets phases.host_after when start returns, after the buffers below are given back.
@@ -870,7 +870,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   const SrsResidency residency = key_known ? m.keys.at(&pk).residency : m.planned_residency.at(&pk);
   m.used = residency;
   if (!key_known || (r1cs && !m.circuits.count(r1cs)))
-    phase(residency == SrsResidency::vram ? "upload key and circuit (first use)" : "pin key, upload circuit (first use)");
+    phase(residency == SrsResidency::vram ? "upload key and circuit (first use)"
+                                          : "pin key, upload circuit (first use)");
   // Tier 4 in the least memory: the circuit stays in host memory; the host's cores evaluate
   // a, b, c, which then take the evaluated path.
   std::optional<groth16::EvaluatedAssignment> host_assignment;
@@ -890,8 +891,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     m.host_abc.reserve(std::max<std::size_t>(3 * rows, 1) * sizeof(Fr));
     const std::span<Fr> a(m.host_abc.as<Fr>(), rows), b(a.data() + rows, rows), c(b.data() + rows, rows);
     circuit::evaluate_into(*r1cs, inputs, aux, a, b, c);
-    host_assignment = groth16::EvaluatedAssignment{a,      b,      c, inputs, aux, r1cs->a_aux_density, r1cs->b_input_density,
-                                                   r1cs->b_aux_density};
+    host_assignment = groth16::EvaluatedAssignment{
+        a, b, c, inputs, aux, r1cs->a_aux_density, r1cs->b_input_density, r1cs->b_aux_density};
     evaluated = &*host_assignment;
     r1cs = nullptr;
     full = nullptr;
@@ -919,8 +920,9 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   cudaStream_t st = m.stream;
   auto mark = [&](int i) { SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.marks[i], st)); };
 
-  phase(bounded ? "H in bounded memory (a, b, c and one vector staged over the bus)"
-                : evaluated ? "upload a,b,c + H (NTT)" : "a,b,c + H (NTT)");
+  phase(bounded     ? "H in bounded memory (a, b, c and one vector staged over the bus)"
+        : evaluated ? "upload a,b,c + H (NTT)"
+                    : "a,b,c + H (NTT)");
   mark(0);
   const auto queued0 = std::chrono::steady_clock::now();
   DeviceBuffer z;
@@ -986,9 +988,11 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
       tmark(1);
       parts.a = m.streamed_msm(through, tpool, ts, dk.host_a, z.as<fr_t>(), dc.a_cols.as<uint32_t>(), dc.n_a, true);
       tmark(2);
-      parts.b_g1 = m.streamed_msm(through, tpool, ts, dk.host_b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g1 =
+          m.streamed_msm(through, tpool, ts, dk.host_b_g1, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
       tmark(3);
-      parts.b_g2 = m.streamed_msm(through, tpool, ts, dk.host_b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
+      parts.b_g2 =
+          m.streamed_msm(through, tpool, ts, dk.host_b_g2, z.as<fr_t>(), dc.b_cols.as<uint32_t>(), dc.n_b, true);
     } else {
       // B_G2 first: measured 0.5 % faster than last (gpu-notes item 45, when its loop was bound
       // by latency and spills more than by the multipliers, beside the H chain's NTTs).
@@ -1042,38 +1046,38 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
     ntt.release_scratch();  // the H MSM's and z's room
     mark(3);
   } else {
-  for (auto& v : abc) v = m.pool.acquire(n * sizeof(Fr));
-  const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
-  const std::span<const Fr> given[3] = {evaluated ? evaluated->a : std::span<const Fr>(),
-                                        evaluated ? evaluated->b : std::span<const Fr>(),
-                                        evaluated ? evaluated->c : std::span<const Fr>()};
-  for (int k = 0; k < 3; ++k) {
-    SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(abc[k].as<Fr>() + rows, 0, (n - rows) * sizeof(Fr), st));
-    if (evaluated) {
-      m.uploader->copy(abc[k].data(), given[k].data(), rows * sizeof(Fr));
-      continue;
+    for (auto& v : abc) v = m.pool.acquire(n * sizeof(Fr));
+    const DeviceCsr* mats[3] = {&dc.a, &dc.b, &dc.c};
+    const std::span<const Fr> given[3] = {evaluated ? evaluated->a : std::span<const Fr>(),
+                                          evaluated ? evaluated->b : std::span<const Fr>(),
+                                          evaluated ? evaluated->c : std::span<const Fr>()};
+    for (int k = 0; k < 3; ++k) {
+      SNARKPIPE_CUDA_CHECK(cudaMemsetAsync(abc[k].as<Fr>() + rows, 0, (n - rows) * sizeof(Fr), st));
+      if (evaluated) {
+        m.uploader->copy(abc[k].data(), given[k].data(), rows * sizeof(Fr));
+        continue;
+      }
+      if (sc) {
+        m.streamed_spmv(sc->matrix(k), z.as<fr_t>(), abc[k].as<fr_t>(), n);
+        continue;
+      }
+      spmv_kernel<<<blocks_for(rows, 256), 256, 0, st>>>(mats[k]->row_ptr.as<uint64_t>(), mats[k]->col.as<uint32_t>(),
+                                                         mats[k]->code.as<uint32_t>(), mats[k]->others.as<fr_t>(),
+                                                         m.pow2.as<fr_t>(), z.as<fr_t>(), rows, abc[k].as<fr_t>(), 0);
+      SNARKPIPE_CUDA_CHECK_LAUNCH();
     }
-    if (sc) {
-      m.streamed_spmv(sc->matrix(k), z.as<fr_t>(), abc[k].as<fr_t>(), n);
-      continue;
-    }
-    spmv_kernel<<<blocks_for(rows, 256), 256, 0, st>>>(
-        mats[k]->row_ptr.as<uint64_t>(), mats[k]->col.as<uint32_t>(), mats[k]->code.as<uint32_t>(),
-        mats[k]->others.as<fr_t>(), m.pow2.as<fr_t>(), z.as<fr_t>(), rows, abc[k].as<fr_t>(), 0);
-    SNARKPIPE_CUDA_CHECK_LAUNCH();
-  }
-  mark(2);
-  // The NTTs run on the NTT engine's stream, ordered after the SpMV and before what follows.
-  cudaStream_t nst = cudaStream_t(ntt.stream());
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_ready, st));
-  SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(nst, m.ntt_ready));
-  ntt.quotient_coefficients(abc[0].as<Fr>(), abc[1].as<Fr>(), abc[2].as<Fr>(), log_m, domain.coset_vanishing_inv(),
-                            nst);
-  SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_done, nst));
-  SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.ntt_done));
-  abc[1].reset();
-  abc[2].reset();
-  mark(3);
+    mark(2);
+    // The NTTs run on the NTT engine's stream, ordered after the SpMV and before what follows.
+    cudaStream_t nst = cudaStream_t(ntt.stream());
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_ready, st));
+    SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(nst, m.ntt_ready));
+    ntt.quotient_coefficients(abc[0].as<Fr>(), abc[1].as<Fr>(), abc[2].as<Fr>(), log_m, domain.coset_vanishing_inv(),
+                              nst);
+    SNARKPIPE_CUDA_CHECK(cudaEventRecord(m.ntt_done, nst));
+    SNARKPIPE_CUDA_CHECK(cudaStreamWaitEvent(st, m.ntt_done));
+    abc[1].reset();
+    abc[2].reset();
+    mark(3);
   }
 
   if (beside_h_msm) {
@@ -1089,10 +1093,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   phase(concurrent || beside_h_msm ? "H MSM (L, A, B MSMs beside it)" : "H MSM");
   // One MSM at its own window, its windows in passes whose temporaries fit beside a resident
   // PoRep key and circuit (h_msm_config: one 2^27 pass would need ~38 GB).
-  if (host)
-    parts.h = m.streamed_msm(dk.host_h, abc[0].as<fr_t>(), nullptr, n - 1, false);
-  else
-    parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
+  if (host) parts.h = m.streamed_msm(dk.host_h, abc[0].as<fr_t>(), nullptr, n - 1, false);
+  else parts.h = dk.h->msm_device(abc[0].as<Fr>(), n - 1, h_msm_config(n - 1));
   abc[0].reset();
   if (late_witness) upload_witness();  // into h's room (the pool reuses its block)
   mark(4);

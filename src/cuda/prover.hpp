@@ -103,8 +103,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // The same with circuit_bytes(r1cs) given: it classifies every coefficient, so a caller that
   // needs both sizes (or several residencies) computes it once.
   static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const circuit::R1cs& r1cs,
-                                         SrsResidency residency, std::size_t host_piece_points,
-                                         std::size_t circuit);
+                                         SrsResidency residency, std::size_t host_piece_points, std::size_t circuit);
   // The same for an evaluated assignment (no resident circuit; a, b, c cross the bus).
   static std::size_t device_bytes_needed(const groth16::ProvingKey& pk, const groth16::EvaluatedAssignment& assignment,
                                          SrsResidency residency, std::size_t host_piece_points = 0);
@@ -116,7 +115,7 @@ class CudaBackend final : public groth16::ProverBackend {
   // The last memory plan (cuda/memory_plan.hpp) in words: its tier, what lives where, the
   // bytes and the bus traffic per partition; empty before the first proof.
   const std::string& memory_plan() const;
-  int memory_tier() const;  // the last plan's tier (1-3; 0 before the first proof)
+  int memory_tier() const;                // the last plan's tier (1-3; 0 before the first proof)
   std::size_t device_bytes_held() const;  // by this backend's two pools now
   const CudaProverPhases& last_phases() const;
 
@@ -124,8 +123,8 @@ class CudaBackend final : public groth16::ProverBackend {
   // One of full, packed (with r1cs) or evaluated (r1cs null) is given.
   groth16::ProofParts start_common(const groth16::ProvingKey& pk, const circuit::R1cs* r1cs,
                                    const groth16::Witness* full, const groth16::PackedWitness* packed,
-                                   const groth16::EvaluatedAssignment* evaluated,
-                                   groth16::ProverTimings* timings, const groth16::ProverProgress& progress,
+                                   const groth16::EvaluatedAssignment* evaluated, groth16::ProverTimings* timings,
+                                   const groth16::ProverProgress& progress,
                                    std::chrono::steady_clock::time_point entered);
   struct Impl;
   std::unique_ptr<Impl> impl_;

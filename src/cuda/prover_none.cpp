@@ -40,8 +40,8 @@ groth16::ProofParts CudaBackend::start_evaluated(const groth16::ProvingKey&, con
 }
 groth16::ProofParts CudaBackend::start_common(const groth16::ProvingKey&, const circuit::R1cs*, const groth16::Witness*,
                                               const groth16::PackedWitness*, const groth16::EvaluatedAssignment*,
-                                              groth16::ProverTimings*,
-                                              const groth16::ProverProgress&, std::chrono::steady_clock::time_point) {
+                                              groth16::ProverTimings*, const groth16::ProverProgress&,
+                                              std::chrono::steady_clock::time_point) {
   return {};
 }
 std::pmr::memory_resource* CudaBackend::witness_memory() const { return std::pmr::get_default_resource(); }

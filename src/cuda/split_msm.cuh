@@ -24,7 +24,7 @@ namespace split_detail {
 // The 0/1 split of a query's scalars x_i = s[cols[i]] (s[i] without cols): full[i] = 1 when
 // x_i is neither 0 nor 1, one[i] = 1 when x_i = 1 (about 90 % of a PoRep witness is 0 or 1).
 static __global__ void classify_kernel(const fr_t* __restrict__ s, const uint32_t* __restrict__ cols, std::size_t n,
-                                uint8_t* __restrict__ full, uint8_t* __restrict__ one) {
+                                       uint8_t* __restrict__ full, uint8_t* __restrict__ one) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const fr_t x = fr_t::load(&s[cols ? cols[i] : i]);
@@ -35,7 +35,7 @@ static __global__ void classify_kernel(const fr_t* __restrict__ s, const uint32_
 
 // out[j] = x_{index[j]}, the query's scalar at position index[j] (as in classify_kernel).
 static __global__ void gather_full_kernel(const fr_t* __restrict__ s, const uint32_t* __restrict__ cols,
-                                   const uint32_t* __restrict__ index, std::size_t n, fr_t* __restrict__ out) {
+                                          const uint32_t* __restrict__ index, std::size_t n, fr_t* __restrict__ out) {
   const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   const uint32_t i = index[j];
@@ -78,8 +78,7 @@ inline SplitScalars split_scalars(const fr_t* s, const uint32_t* cols, std::size
   SNARKPIPE_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), temp_bytes, iota, one, r.one_index.as<uint32_t>(),
                                                   counts.as<uint32_t>() + 1, int64_t(n), stream));
   uint32_t host_counts[2];
-  SNARKPIPE_CUDA_CHECK(
-      cudaMemcpyAsync(host_counts, counts.data(), sizeof host_counts, cudaMemcpyDeviceToHost, stream));
+  SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(host_counts, counts.data(), sizeof host_counts, cudaMemcpyDeviceToHost, stream));
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
   r.n_full = host_counts[0];
   r.n_one = host_counts[1];
@@ -98,7 +97,7 @@ ec::Jacobian<C> split_msm(GpuMsm<C>& msm, const SplitScalars& sp) {
     const std::size_t len = std::min(chunk, sp.n_full - off);
     const uint32_t* index = sp.full_index.as<uint32_t>() + off;
     split_detail::gather_full_kernel<<<blocks_for(len, 256), 256, 0, sp.stream>>>(sp.s, sp.cols, index, len,
-                                                                    scalars.as<fr_t>());
+                                                                                  scalars.as<fr_t>());
     SNARKPIPE_CUDA_CHECK_LAUNCH();
     acc = acc + msm.msm_device(scalars.as<ff::Fr>(), len, {}, index);  // returns when done with scalars
   }

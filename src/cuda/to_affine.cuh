@@ -11,8 +11,8 @@ inline constexpr unsigned TO_AFFINE_CHUNK = 32;
 // One thread per TO_AFFINE_CHUNK points: u_i = 1/ZZZ_i by one inversion (prefix products kept in the
 // output's y slots), then x = X·ZZ²·u², y = Y·u; the identity becomes (0, 0).
 template <class F>
-__global__ void __launch_bounds__(128) to_affine_kernel(const xyzz_t<F>* __restrict__ in, std::size_t n,
-                                                        affine_t<F>* __restrict__ out) {
+__global__ void __launch_bounds__(128)
+    to_affine_kernel(const xyzz_t<F>* __restrict__ in, std::size_t n, affine_t<F>* __restrict__ out) {
   const std::size_t first = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * TO_AFFINE_CHUNK;
   if (first >= n) return;
   const std::size_t last = min(first + TO_AFFINE_CHUNK, n);
@@ -37,6 +37,5 @@ __global__ void __launch_bounds__(128) to_affine_kernel(const xyzz_t<F>* __restr
     affine_t<F>{x, y}.store(&out[i]);
   }
 }
-
 
 }  // namespace snarkpipe::cuda

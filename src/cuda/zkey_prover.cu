@@ -174,8 +174,8 @@ groth16::Proof GpuZkeyProver::prove(std::span<const Fr> w, const groth16::Prover
   const std::size_t n_private = nv - np - 1;
   DeviceBuffer ch = g.pool.acquire((n_private + m) * sizeof(Fr));
   if (n_private)
-    SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(ch.data(), z.as<Fr>() + np + 1, n_private * sizeof(Fr),
-                                         cudaMemcpyDeviceToDevice, st));
+    SNARKPIPE_CUDA_CHECK(
+        cudaMemcpyAsync(ch.data(), z.as<Fr>() + np + 1, n_private * sizeof(Fr), cudaMemcpyDeviceToDevice, st));
   zkey_join_kernel<<<blocks_for(m, 256), 256, 0, st>>>(abc[0].as<fr_t>(), abc[1].as<fr_t>(), abc[2].as<fr_t>(), m,
                                                        ch.as<fr_t>() + n_private);
   SNARKPIPE_CUDA_CHECK_LAUNCH();

@@ -7,9 +7,9 @@ namespace snarkpipe::ec {
 namespace {
 
 struct EndomorphismConstants {
-  Fp beta;      // cube root of unity with φ(P) = [-z^2]P on G1
-  Fp2 psi_x;    // ξ^(-(p-1)/3)
-  Fp2 psi_y;    // ξ^(-(p-1)/2)
+  Fp beta;    // cube root of unity with φ(P) = [-z^2]P on G1
+  Fp2 psi_x;  // ξ^(-(p-1)/3)
+  Fp2 psi_y;  // ξ^(-(p-1)/2)
 };
 
 G1Jacobian phi_with(const G1Jacobian& p, const Fp& beta) { return {p.X * beta, p.Y, p.Z}; }

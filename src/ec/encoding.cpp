@@ -100,11 +100,16 @@ DecodeResult<Affine<C>> decode(std::span<const std::uint8_t> in, Validation v) {
 
 const char* describe(DecodeError e) {
   switch (e) {
-    case DecodeError::Length: return "wrong length for this point encoding";
-    case DecodeError::Flags: return "invalid flag bits (compression/infinity/sign)";
-    case DecodeError::CoordinateRange: return "coordinate is not a canonical value below the field modulus";
-    case DecodeError::NotOnCurve: return "point is not on the curve";
-    case DecodeError::NotInSubgroup: return "point is not in the prime-order subgroup";
+    case DecodeError::Length:
+      return "wrong length for this point encoding";
+    case DecodeError::Flags:
+      return "invalid flag bits (compression/infinity/sign)";
+    case DecodeError::CoordinateRange:
+      return "coordinate is not a canonical value below the field modulus";
+    case DecodeError::NotOnCurve:
+      return "point is not on the curve";
+    case DecodeError::NotInSubgroup:
+      return "point is not in the prime-order subgroup";
   }
   return "unknown decoding error";
 }

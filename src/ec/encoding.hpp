@@ -30,11 +30,11 @@ const char* describe(DecodeError e);
 template <class T>
 class DecodeResult {
  public:
-  DecodeResult(const T& v) : v_(v) {}              // NOLINT: implicit by design
-  DecodeResult(DecodeError e) : v_(e) {}           // NOLINT
+  DecodeResult(const T& v) : v_(v) {}     // NOLINT: implicit by design
+  DecodeResult(DecodeError e) : v_(e) {}  // NOLINT
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
-  const T& value() const;                          // throws DecodeFailure when !ok()
+  const T& value() const;  // throws DecodeFailure when !ok()
   DecodeError error() const { return std::get<DecodeError>(v_); }
 
  private:

@@ -16,10 +16,10 @@
 namespace snarkpipe::engine {
 
 struct DeviceSpec {
-  int index = 0;              // the backend's device number (CUDA ordinal; 0 for the CPU)
-  std::string name;           // "cpu", "NVIDIA H200", ...
-  std::uint64_t memory = 0;   // device memory in bytes; 0 when it has none of its own (CPU)
-  std::uint64_t budget = 0;   // memory.device_budget for it (0: all of memory), set by the engine
+  int index = 0;             // the backend's device number (CUDA ordinal; 0 for the CPU)
+  std::string name;          // "cpu", "NVIDIA H200", ...
+  std::uint64_t memory = 0;  // device memory in bytes; 0 when it has none of its own (CPU)
+  std::uint64_t budget = 0;  // memory.device_budget for it (0: all of memory), set by the engine
 };
 
 struct MemoryNeeds {

@@ -70,7 +70,8 @@ bool WitnessBufferPool::recharge(Buffer& buffer) {
   return true;
 }
 
-std::vector<WitnessBufferPool::Handle> WitnessBufferPool::trim(std::uint64_t bytes, std::size_t inputs, std::size_t aux) {
+std::vector<WitnessBufferPool::Handle> WitnessBufferPool::trim(std::uint64_t bytes, std::size_t inputs,
+                                                               std::size_t aux) {
   std::lock_guard lock(mu_);
   auto keep = idle_.end();
   for (auto it = idle_.begin(); it != idle_.end(); ++it)

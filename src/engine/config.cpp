@@ -80,7 +80,8 @@ void EngineConfig::validate() const {
   need(lookahead <= 1000000, "synthesis.lookahead must be in 0..1000000 (0: auto)");
   need(finalizer_workers >= 1 && finalizer_workers <= 4096, "finalizer.workers must be in 1..4096");
   need(max_retries <= 100, "gpu.max_retries must be in 0..100");
-  need(device_failure_limit >= 1 && device_failure_limit <= 1000, "gpu.failures_before_out_of_service must be in 1..1000");
+  need(device_failure_limit >= 1 && device_failure_limit <= 1000,
+       "gpu.failures_before_out_of_service must be in 1..1000");
   need(host_budget > 0, "memory.budget must be more than 0 bytes");
   for (int d : devices) need(d >= 0, "gpus.devices: device numbers are 0 or more");
 }
@@ -201,7 +202,8 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
   }
   for (const auto& [k, v] : root)
     if (k.str() != "engine" && k.str() != "synthesis" && k.str() != "gpus" && k.str() != "gpu" &&
-        k.str() != "finalizer" && k.str() != "memory" && k.str() != "service")  // [service]: the daemon's (service_config.hpp)
+        k.str() != "finalizer" && k.str() != "memory" &&
+        k.str() != "service")  // [service]: the daemon's (service_config.hpp)
       throw ConfigError(source + ":" + std::to_string(v.source().begin.line) + ": unknown section or key '" +
                         std::string(k.str()) + "'");
   {
@@ -212,7 +214,8 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
   }
   {
     TableReader t(root, "synthesis", source);
-    if (!t.count("workers", c.synthesis_workers)) c.synthesis_workers = EngineConfig::defaults(machine).synthesis_workers;
+    if (!t.count("workers", c.synthesis_workers))
+      c.synthesis_workers = EngineConfig::defaults(machine).synthesis_workers;
     t.boolean("check_witness", c.check_witness);
     t.boolean("pack_as_generated", c.pack_as_generated);
     if (!t.count("lookahead", c.lookahead)) c.lookahead = 0;
@@ -240,12 +243,14 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
     TableReader t(root, "gpu", source);
     if (!t.count("workers_per_device", c.workers_per_device)) c.workers_per_device = d.workers_per_device;
     if (!t.count("max_retries", c.max_retries)) c.max_retries = d.max_retries;
-    if (!t.count("failures_before_out_of_service", c.device_failure_limit)) c.device_failure_limit = d.device_failure_limit;
+    if (!t.count("failures_before_out_of_service", c.device_failure_limit))
+      c.device_failure_limit = d.device_failure_limit;
     t.finish();
   }
   {
     TableReader t(root, "finalizer", source);
-    if (!t.count("workers", c.finalizer_workers)) c.finalizer_workers = EngineConfig::defaults(machine).finalizer_workers;
+    if (!t.count("workers", c.finalizer_workers))
+      c.finalizer_workers = EngineConfig::defaults(machine).finalizer_workers;
     t.finish();
   }
   {
@@ -255,7 +260,8 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
     const std::optional<std::uint64_t> margin = t.bytes("margin", margin_set);
     const std::optional<std::uint64_t> budget = t.bytes("budget", budget_set);
     if (margin && *margin >= machine.ram)
-      t.fail(*t.get("margin"), "memory.margin (" + format_bytes(*margin) + ") leaves nothing of " + format_bytes(machine.ram));
+      t.fail(*t.get("margin"),
+             "memory.margin (" + format_bytes(*margin) + ") leaves nothing of " + format_bytes(machine.ram));
     if (budget) c.host_budget = *budget;
     else if (budget_set || margin_set) c.host_budget = machine.ram - (margin ? *margin : auto_host_margin(machine.ram));
     if (auto b = t.bytes("device_budget", present); present) c.device_budget = b;
@@ -279,7 +285,8 @@ void apply_override(EngineConfig& c, std::string_view assignment, const MachineF
   const std::size_t eq = assignment.find('=');
   const std::size_t dot = assignment.find('.');
   if (eq == std::string_view::npos || dot == std::string_view::npos || dot > eq)
-    throw ConfigError("bad setting '" + std::string(assignment) + "': expected section.key=value, like synthesis.workers=4");
+    throw ConfigError("bad setting '" + std::string(assignment) +
+                      "': expected section.key=value, like synthesis.workers=4");
   auto trim = [](std::string_view v) {
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
@@ -290,10 +297,10 @@ void apply_override(EngineConfig& c, std::string_view assignment, const MachineF
   // A bare word (auto, 48GiB, cpu) is taken as a string; numbers, booleans, lists and
   // quoted strings as TOML reads them.
   const bool bare = !value.empty() && value != "true" && value != "false" && value.front() != '"' &&
-                    value.front() != '[' &&
-                    value.find_first_not_of("0123456789_+-") != std::string::npos;
+                    value.front() != '[' && value.find_first_not_of("0123456789_+-") != std::string::npos;
   if (bare) value = "\"" + value + "\"";
-  apply_toml(c, "[" + section + "]\n" + key + " = " + value + "\n", machine, "setting '" + std::string(assignment) + "'");
+  apply_toml(c, "[" + section + "]\n" + key + " = " + value + "\n", machine,
+             "setting '" + std::string(assignment) + "'");
 }
 
 EngineConfig load_config(const std::string& path, const MachineFacts& machine) {

@@ -63,20 +63,24 @@ Engine::Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, Lo
     devices_.push_back(std::move(d));
   }
   timeline_.set_devices(std::move(names));
-  lookahead_ = config_.lookahead ? config_.lookahead
-                                 : config_.synthesis_workers + devices_.size() * config_.workers_per_device;
+  lookahead_ =
+      config_.lookahead ? config_.lookahead : config_.synthesis_workers + devices_.size() * config_.workers_per_device;
 
   // Backends are made here, before any thread starts, so a backend that cannot be made
   // (no memory for its planned buffers, ...) fails the constructor with its cause.
   std::vector<std::vector<std::unique_ptr<groth16::ProverBackend>>> backends(devices_.size());
   for (std::size_t s = 0; s < devices_.size(); ++s)
-    for (std::size_t w = 0; w < config_.workers_per_device; ++w) backends[s].push_back(backend_->make_backend(devices_[s]->spec));
+    for (std::size_t w = 0; w < config_.workers_per_device; ++w)
+      backends[s].push_back(backend_->make_backend(devices_[s]->spec));
   for (std::size_t s = 0; s < devices_.size(); ++s) {
     devices_[s]->live_workers = backends[s].size();
-    for (auto& b : backends[s]) devices_[s]->threads.emplace_back([this, s, b = std::move(b)]() mutable { device_worker(s, std::move(b)); });
+    for (auto& b : backends[s])
+      devices_[s]->threads.emplace_back([this, s, b = std::move(b)]() mutable { device_worker(s, std::move(b)); });
   }
-  for (std::size_t i = 0; i < config_.synthesis_workers; ++i) synthesis_threads_.emplace_back([this] { synthesis_worker(); });
-  for (std::size_t i = 0; i < config_.finalizer_workers; ++i) finalizer_threads_.emplace_back([this] { finalizer_worker(); });
+  for (std::size_t i = 0; i < config_.synthesis_workers; ++i)
+    synthesis_threads_.emplace_back([this] { synthesis_worker(); });
+  for (std::size_t i = 0; i < config_.finalizer_workers; ++i)
+    finalizer_threads_.emplace_back([this] { finalizer_worker(); });
 }
 
 Engine::~Engine() {

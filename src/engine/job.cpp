@@ -7,10 +7,14 @@ namespace snarkpipe::engine {
 
 std::string_view priority_name(Priority p) {
   switch (p) {
-    case Priority::LOW: return "low";
-    case Priority::NORMAL: return "normal";
-    case Priority::HIGH: return "high";
-    case Priority::CRITICAL: return "critical";
+    case Priority::LOW:
+      return "low";
+    case Priority::NORMAL:
+      return "normal";
+    case Priority::HIGH:
+      return "high";
+    case Priority::CRITICAL:
+      return "critical";
   }
   return "?";
 }
@@ -25,11 +29,16 @@ std::optional<Priority> parse_priority(std::string_view name) {
 
 std::string_view state_name(JobState s) {
   switch (s) {
-    case JobState::QUEUED: return "queued";
-    case JobState::RUNNING: return "running";
-    case JobState::DONE: return "done";
-    case JobState::FAILED: return "failed";
-    case JobState::CANCELLED: return "cancelled";
+    case JobState::QUEUED:
+      return "queued";
+    case JobState::RUNNING:
+      return "running";
+    case JobState::DONE:
+      return "done";
+    case JobState::FAILED:
+      return "failed";
+    case JobState::CANCELLED:
+      return "cancelled";
   }
   return "?";
 }

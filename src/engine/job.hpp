@@ -20,8 +20,8 @@ namespace snarkpipe::engine {
 
 // Declared lowest first so that a larger value means more urgent.
 enum class Priority : std::uint8_t { LOW, NORMAL, HIGH, CRITICAL };
-std::string_view priority_name(Priority p);                       // "low" ... "critical"
-std::optional<Priority> parse_priority(std::string_view name);    // case-insensitive
+std::string_view priority_name(Priority p);                     // "low" ... "critical"
+std::optional<Priority> parse_priority(std::string_view name);  // case-insensitive
 
 // Unique per engine and never reused; also the submission order (older jobs have smaller ids).
 using JobId = std::uint64_t;

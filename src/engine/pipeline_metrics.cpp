@@ -12,8 +12,9 @@ DeviceUse device_use(const TimelineSnapshot& tl, int device, double min_gap) {
   DeviceUse u;
   if (iv.empty()) return u;
   std::sort(iv.begin(), iv.end());
-  const double window = std::max_element(iv.begin(), iv.end(), [](auto& a, auto& b) { return a.second < b.second; })->second -
-                        iv.front().first;
+  const double window =
+      std::max_element(iv.begin(), iv.end(), [](auto& a, auto& b) { return a.second < b.second; })->second -
+      iv.front().first;
   double busy = 0, cur_s = iv.front().first, cur_e = iv.front().second;
   auto gap = [&](double g) {
     if (g >= min_gap) {

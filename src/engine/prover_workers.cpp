@@ -24,7 +24,8 @@ void Engine::take_out_of_service(Device& d, const std::string& why) {
   log_("no device left in service: failing every unfinished job");
   for (auto& [_, job] : jobs_)
     if (!is_terminal(job->state))
-      finish_job(*job, JobState::FAILED, "no device in service (device " + std::to_string(d.spec.index) + ": " + why + ")");
+      finish_job(*job, JobState::FAILED,
+                 "no device in service (device " + std::to_string(d.spec.index) + ": " + why + ")");
 }
 
 void Engine::device_failed(Device& d, const std::string& what) {
@@ -102,8 +103,7 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     }
     d.turn.notify_all();
     std::vector<ff::Fr> publics;
-    if (partition_error.empty() && device_error.empty())
-    {
+    if (partition_error.empty() && device_error.empty()) {
       const std::vector<ff::Fr>& in = ready.packed ? ready.packed->inputs : ready.buffer->witness.inputs;
       publics.assign(in.begin() + 1, in.end());
     }
@@ -113,8 +113,8 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     const std::string where = "partition " + std::to_string(key.partition) + ": ";
     if (!device_error.empty()) {
       ++job.device_failures[key.partition];
-      log_("device " + std::to_string(d.spec.index) + " (" + d.spec.name + ") failed job " + std::to_string(job.id) + " " +
-           where + device_error);
+      log_("device " + std::to_string(d.spec.index) + " (" + d.spec.name + ") failed job " + std::to_string(job.id) +
+           " " + where + device_error);
       device_failed(d, device_error);
       if (is_terminal(job.state)) {
         release_ready(ready);

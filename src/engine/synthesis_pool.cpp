@@ -33,7 +33,8 @@ void Engine::synthesis_worker() {
     // then unpacked into one (the request has only a packed source).
     enum class Form { packed, full, unpacked } form = Form::full;
     const bool pack_now = backend_->packed_witnesses() && !check && config_.pack_as_generated;
-    if (job.request.packed_witness && (pack_now || !job.request.witness)) form = pack_now ? Form::packed : Form::unpacked;
+    if (job.request.packed_witness && (pack_now || !job.request.witness))
+      form = pack_now ? Form::packed : Form::unpacked;
     // Admission: the working memory, then the witness buffer (an idle one when it fits). A
     // witness packed as it is generated is charged a full vector's bytes until it is packed
     // (then its capacity): the budget never holds less than what the synthesis may touch.

@@ -8,23 +8,34 @@ namespace snarkpipe::engine {
 
 std::string_view stage_name(Stage s) {
   switch (s) {
-    case Stage::SYNTH_START: return "SYNTH_START";
-    case Stage::SYNTH_END: return "SYNTH_END";
-    case Stage::GPU_QUEUE: return "GPU_QUEUE";
-    case Stage::GPU_START: return "GPU_START";
-    case Stage::GPU_END: return "GPU_END";
-    case Stage::FINISH_START: return "FINISH_START";
-    case Stage::FINISH_END: return "FINISH_END";
+    case Stage::SYNTH_START:
+      return "SYNTH_START";
+    case Stage::SYNTH_END:
+      return "SYNTH_END";
+    case Stage::GPU_QUEUE:
+      return "GPU_QUEUE";
+    case Stage::GPU_START:
+      return "GPU_START";
+    case Stage::GPU_END:
+      return "GPU_END";
+    case Stage::FINISH_START:
+      return "FINISH_START";
+    case Stage::FINISH_END:
+      return "FINISH_END";
   }
   return "?";
 }
 
 std::string_view bar_name(BarKind k) {
   switch (k) {
-    case BarKind::SYNTH: return "synth";
-    case BarKind::QUEUE: return "queue";
-    case BarKind::GPU: return "gpu";
-    case BarKind::FINISH: return "finish";
+    case BarKind::SYNTH:
+      return "synth";
+    case BarKind::QUEUE:
+      return "queue";
+    case BarKind::GPU:
+      return "gpu";
+    case BarKind::FINISH:
+      return "finish";
   }
   return "?";
 }
@@ -77,16 +88,28 @@ std::vector<Bar> TimelineSnapshot::bars() const {
   for (const auto& e : events) {
     Open& o = open[{e.job, e.partition}];
     switch (e.stage) {
-      case Stage::SYNTH_START: o.synth = e; break;
-      case Stage::SYNTH_END: close(o.synth, e, BarKind::SYNTH, -1); break;
-      case Stage::GPU_QUEUE: o.queue = e; break;
+      case Stage::SYNTH_START:
+        o.synth = e;
+        break;
+      case Stage::SYNTH_END:
+        close(o.synth, e, BarKind::SYNTH, -1);
+        break;
+      case Stage::GPU_QUEUE:
+        o.queue = e;
+        break;
       case Stage::GPU_START:
         close(o.queue, e, BarKind::QUEUE, e.device);
         o.gpu = e;
         break;
-      case Stage::GPU_END: close(o.gpu, e, BarKind::GPU, e.device); break;
-      case Stage::FINISH_START: o.finish = e; break;
-      case Stage::FINISH_END: close(o.finish, e, BarKind::FINISH, e.device); break;
+      case Stage::GPU_END:
+        close(o.gpu, e, BarKind::GPU, e.device);
+        break;
+      case Stage::FINISH_START:
+        o.finish = e;
+        break;
+      case Stage::FINISH_END:
+        close(o.finish, e, BarKind::FINISH, e.device);
+        break;
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const Bar& a, const Bar& b) { return a.start < b.start; });
@@ -106,10 +129,18 @@ std::vector<JobTotals> TimelineSnapshot::totals() const {
     if (it == t.end()) continue;
     const double d = b.end - b.start;
     switch (b.kind) {
-      case BarKind::SYNTH: it->second.synth += d; break;
-      case BarKind::QUEUE: it->second.queue += d; break;
-      case BarKind::GPU: it->second.gpu += d; break;
-      case BarKind::FINISH: it->second.finish += d; break;
+      case BarKind::SYNTH:
+        it->second.synth += d;
+        break;
+      case BarKind::QUEUE:
+        it->second.queue += d;
+        break;
+      case BarKind::GPU:
+        it->second.gpu += d;
+        break;
+      case BarKind::FINISH:
+        it->second.finish += d;
+        break;
     }
   }
   std::vector<JobTotals> out;

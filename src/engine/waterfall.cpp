@@ -14,11 +14,20 @@ std::string escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -32,10 +41,14 @@ std::string fmt(const char* f, double v) {
 
 const char* color(BarKind k) {
   switch (k) {
-    case BarKind::SYNTH: return "#4e79a7";
-    case BarKind::QUEUE: return "#d3d3d3";
-    case BarKind::GPU: return "#e15759";
-    case BarKind::FINISH: return "#59a14f";
+    case BarKind::SYNTH:
+      return "#4e79a7";
+    case BarKind::QUEUE:
+      return "#d3d3d3";
+    case BarKind::GPU:
+      return "#e15759";
+    case BarKind::FINISH:
+      return "#59a14f";
   }
   return "#000";
 }
@@ -103,7 +116,8 @@ std::string waterfall_html(const TimelineSnapshot& tl, const std::string& title)
     s += "<text x=\"4\" y=\"" + fmt("%.1f", y + row_h - 3) + "\">job " + std::to_string(rows[r].first) + " / p" +
          std::to_string(rows[r].second) + "</text>\n";
   }
-  for (const auto& b : bars) rect(b, top + (lanes + 1 + row_of[{b.job, b.partition}]) * row_h, "bar " + std::string(bar_name(b.kind)));
+  for (const auto& b : bars)
+    rect(b, top + (lanes + 1 + row_of[{b.job, b.partition}]) * row_h, "bar " + std::string(bar_name(b.kind)));
   s += "</svg>\n<h3>Jobs</h3>\n<table><tr><th>job</th><th>state</th><th>latency s</th><th>synth s</th>"
        "<th>queue s</th><th>device s</th><th>finish s</th></tr>\n";
   for (const auto& t : tl.totals())

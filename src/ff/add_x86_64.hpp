@@ -27,8 +27,7 @@ namespace snarkpipe::ff::x86 {
 [[gnu::always_inline]] inline void add_mod_4(Limbs<4>& r, const Limbs<4>& a, const Limbs<4>& b, const Limbs<4>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
   u64 t0, t1, t2, t3;
-  asm(
-      "addq 0(%[bp]), %[s0]\n\t"
+  asm("addq 0(%[bp]), %[s0]\n\t"
       "adcq 8(%[bp]), %[s1]\n\t"
       "adcq 16(%[bp]), %[s2]\n\t"
       "adcq 24(%[bp]), %[s3]\n\t"
@@ -44,10 +43,10 @@ namespace snarkpipe::ff::x86 {
       "cmovncq %[t1], %[s1]\n\t"
       "cmovncq %[t2], %[s2]\n\t"
       "cmovncq %[t3], %[s3]"  // no borrow: s - p
-      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3),
-        [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
-      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[4]>(b.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3])
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+        [t3] "=&r"(t3)
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[4]>(b.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3])
       : "cc");
   r = {s0, s1, s2, s3};
 }
@@ -56,8 +55,7 @@ namespace snarkpipe::ff::x86 {
 [[gnu::always_inline]] inline void sub_mod_4(Limbs<4>& r, const Limbs<4>& a, const Limbs<4>& b, const Limbs<4>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
   u64 t0, t1, t2, t3;
-  asm(
-      "subq 0(%[bp]), %[s0]\n\t"
+  asm("subq 0(%[bp]), %[s0]\n\t"
       "sbbq 8(%[bp]), %[s1]\n\t"
       "sbbq 16(%[bp]), %[s2]\n\t"
       "sbbq 24(%[bp]), %[s3]\n\t"
@@ -73,10 +71,10 @@ namespace snarkpipe::ff::x86 {
       "adcq %[t1], %[s1]\n\t"
       "adcq %[t2], %[s2]\n\t"
       "adcq %[t3], %[s3]"
-      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3),
-        [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
-      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[4]>(b.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3])
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+        [t3] "=&r"(t3)
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[4]>(b.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3])
       : "cc");
   r = {s0, s1, s2, s3};
 }
@@ -84,8 +82,7 @@ namespace snarkpipe::ff::x86 {
 // (p - a) mod p, 4 limbs: 0 stays 0; r may alias a.
 [[gnu::always_inline]] inline void neg_mod_4(Limbs<4>& r, const Limbs<4>& a, const Limbs<4>& p) {
   u64 s0, s1, s2, s3, z;
-  asm(
-      "movq 0(%[ap]), %[z]\n\t"
+  asm("movq 0(%[ap]), %[z]\n\t"
       "orq 8(%[ap]), %[z]\n\t"
       "orq 16(%[ap]), %[z]\n\t"
       "orq 24(%[ap]), %[z]\n\t"
@@ -104,8 +101,8 @@ namespace snarkpipe::ff::x86 {
       "andq %[z], %[s2]\n\t"
       "andq %[z], %[s3]"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [z] "=&r"(z)
-      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[4]>(a.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3])
+      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[4]>(a.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3])
       : "cc");
   r = {s0, s1, s2, s3};
 }
@@ -115,8 +112,7 @@ namespace snarkpipe::ff::x86 {
 [[gnu::always_inline]] inline void add_mod_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   u64 t0, t1, t2, t3, t4, t5;
-  asm(
-      "addq 0(%[bp]), %[s0]\n\t"
+  asm("addq 0(%[bp]), %[s0]\n\t"
       "adcq 8(%[bp]), %[s1]\n\t"
       "adcq 16(%[bp]), %[s2]\n\t"
       "adcq 24(%[bp]), %[s3]\n\t"
@@ -140,10 +136,10 @@ namespace snarkpipe::ff::x86 {
       "cmovncq %[t3], %[s3]\n\t"
       "cmovncq %[t4], %[s4]\n\t"
       "cmovncq %[t5], %[s5]"  // no borrow: s - p
-      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
-        [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5), [t0] "=&r"(t0),
+        [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
 }
@@ -165,8 +161,8 @@ namespace snarkpipe::ff::x86 {
       "cmovncq %[t3], %[s3]\n\t"
       "cmovncq %[t4], %[s4]\n\t"
       "cmovncq %[t5], %[s5]"  // no borrow: v - p
-      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
-        [t0] "+&r"(t0), [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5)
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5), [t0] "+&r"(t0),
+        [t1] "+&r"(t1), [t2] "+&r"(t2), [t3] "+&r"(t3), [t4] "+&r"(t4), [t5] "+&r"(t5)
       : [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
@@ -176,8 +172,7 @@ namespace snarkpipe::ff::x86 {
 [[gnu::always_inline]] inline void sub_mod_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   u64 t0, t1, t2, t3, t4, t5;
-  asm(
-      "subq 0(%[bp]), %[s0]\n\t"
+  asm("subq 0(%[bp]), %[s0]\n\t"
       "sbbq 8(%[bp]), %[s1]\n\t"
       "sbbq 16(%[bp]), %[s2]\n\t"
       "sbbq 24(%[bp]), %[s3]\n\t"
@@ -201,10 +196,10 @@ namespace snarkpipe::ff::x86 {
       "adcq %[t3], %[s3]\n\t"
       "adcq %[t4], %[s4]\n\t"
       "adcq %[t5], %[s5]"
-      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
-        [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5), [t0] "=&r"(t0),
+        [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
 }
@@ -212,8 +207,7 @@ namespace snarkpipe::ff::x86 {
 // (p - a) mod p, 6 limbs: 0 stays 0; r may alias a.
 [[gnu::always_inline]] inline void neg_mod_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& p) {
   u64 s0, s1, s2, s3, s4, s5, z;
-  asm(
-      "movq 0(%[ap]), %[z]\n\t"
+  asm("movq 0(%[ap]), %[z]\n\t"
       "orq 8(%[ap]), %[z]\n\t"
       "orq 16(%[ap]), %[z]\n\t"
       "orq 24(%[ap]), %[z]\n\t"
@@ -240,8 +234,8 @@ namespace snarkpipe::ff::x86 {
       "andq %[z], %[s4]\n\t"
       "andq %[z], %[s5]"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4), [s5] "=&r"(s5), [z] "=&r"(z)
-      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[6]>(a.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : [ap] "r"(a.data()), [am] "m"(*reinterpret_cast<const u64(*)[6]>(a.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
 }
@@ -266,7 +260,8 @@ namespace snarkpipe::ff::x86 {
 // the wrap-around of the intermediate a - b mod 2^384 cancels). One pass instead of a
 // modular negation and a plain addition; an operand of the lazy Fp2 squarings (which also
 // pass 2p for operands < 2p: the result is then in (0, 4p)).
-[[gnu::always_inline]] inline void add_p_sub_plain_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b, const Limbs<6>& p) {
+[[gnu::always_inline]] inline void add_p_sub_plain_6(Limbs<6>& r, const Limbs<6>& a, const Limbs<6>& b,
+                                                     const Limbs<6>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3], s4 = a[4], s5 = a[5];
   asm("subq 0(%[bp]), %[s0]\n\t"
       "sbbq 8(%[bp]), %[s1]\n\t"
@@ -281,8 +276,8 @@ namespace snarkpipe::ff::x86 {
       "adcq %[p4], %[s4]\n\t"
       "adcq %[p5], %[s5]"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5)
-      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())),
-        [p0] "m"(p[0]), [p1] "m"(p[1]), [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
+      : [bp] "r"(b.data()), [bm] "m"(*reinterpret_cast<const u64(*)[6]>(b.data())), [p0] "m"(p[0]), [p1] "m"(p[1]),
+        [p2] "m"(p[2]), [p3] "m"(p[3]), [p4] "m"(p[4]), [p5] "m"(p[5])
       : "cc");
   r = {s0, s1, s2, s3, s4, s5};
 }

@@ -6,8 +6,7 @@
 
 // The inline-assembly multiplication needs an optimizing build (it takes 14 registers);
 // other builds, ASan and nvcc's host pass call the same schedule in mont_x86_64.S.
-#if defined(SNARKPIPE_HAVE_ASM) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__CUDACC__)
+#if defined(SNARKPIPE_HAVE_ASM) && defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(__CUDACC__)
 #define SNARKPIPE_INLINE_MUL 1
 #include "ff/mont_inline_x86_64.hpp"
 #endif
@@ -25,8 +24,8 @@ namespace snarkpipe::ff {
 
 struct FpParams {
   static constexpr std::size_t N = 6;
-  static constexpr Limbs<6> modulus = parse_hex<6>(
-      "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
+  static constexpr Limbs<6> modulus =
+      parse_hex<6>("1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab");
   static constexpr u64 inv = 0x89f3fffcfffcfffdULL;
   // Limbs kept in [0, 2p) (MontField's redundant form): the inline product and square skip
   // their final subtraction. p < 2^381, so 4p < R = 2^384.
@@ -48,8 +47,7 @@ struct FpParams {
 
 struct FrParams {
   static constexpr std::size_t N = 4;
-  static constexpr Limbs<4> modulus =
-      parse_hex<4>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
+  static constexpr Limbs<4> modulus = parse_hex<4>("73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001");
   static constexpr u64 inv = 0xfffffffeffffffffULL;
 #if defined(SNARKPIPE_HAVE_ASM)
   static constexpr bool has_asm = true;
@@ -76,7 +74,6 @@ static_assert(FrParams::modulus[0] * FrParams::inv == ~u64(0));
 // Fr's two-adicity and the generator of its 2^32-th roots of unity (7^((r-1)/2^32)).
 inline constexpr std::size_t FR_TWO_ADICITY = 32;
 inline constexpr u64 FR_MULTIPLICATIVE_GENERATOR = 7;
-inline constexpr Fr FR_ROOT_OF_UNITY =
-    Fr::from_hex("16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b");
+inline constexpr Fr FR_ROOT_OF_UNITY = Fr::from_hex("16a2a19edfe81f20d09b681922c813b4b63683508c2280b93829971f439f0d2b");
 
 }  // namespace snarkpipe::ff

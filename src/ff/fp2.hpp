@@ -24,8 +24,12 @@ struct Fp2 {
   constexpr bool is_one() const { return c0.is_one() && c1.is_zero(); }
   friend constexpr bool operator==(const Fp2& a, const Fp2& b) = default;
 
-  [[gnu::always_inline]] friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
-  [[gnu::always_inline]] friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  [[gnu::always_inline]] friend constexpr Fp2 operator+(const Fp2& a, const Fp2& b) {
+    return {a.c0 + b.c0, a.c1 + b.c1};
+  }
+  [[gnu::always_inline]] friend constexpr Fp2 operator-(const Fp2& a, const Fp2& b) {
+    return {a.c0 - b.c0, a.c1 - b.c1};
+  }
   [[gnu::always_inline]] constexpr Fp2 operator-() const { return {-c0, -c1}; }
   // Karatsuba: three base-field multiplications.
   friend constexpr Fp2 operator*(const Fp2& a, const Fp2& b) {

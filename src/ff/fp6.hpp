@@ -58,8 +58,7 @@ struct Fp6 {
   // this · (a + b·v): five Fp2 multiplications.
   constexpr Fp6 mul_by_01(const Fp2& a, const Fp2& b) const {
     const Fp2 aa = c0 * a, bb = c1 * b;
-    return {((c1 + c2) * b - bb).mul_by_nonresidue() + aa, (c0 + c1) * (a + b) - aa - bb,
-            (c0 + c2) * a - aa + bb};
+    return {((c1 + c2) * b - bb).mul_by_nonresidue() + aa, (c0 + c1) * (a + b) - aa - bb, (c0 + c2) * a - aa + bb};
   }
   // this · (b·v): three Fp2 multiplications.
   constexpr Fp6 mul_by_1(const Fp2& b) const { return {(c2 * b).mul_by_nonresidue(), c0 * b, c1 * b}; }

@@ -38,7 +38,7 @@ constexpr S62 to_s62(const Limbs<6>& a) {
 // For a normalized value in [0, 2^384).
 Limbs<6> from_s62(const S62& x) {
   const u64* v = reinterpret_cast<const u64*>(x.v);
-  return {v[0] | (v[1] << 62), (v[1] >> 2) | (v[2] << 60), (v[2] >> 4) | (v[3] << 58),
+  return {v[0] | (v[1] << 62),        (v[1] >> 2) | (v[2] << 60), (v[2] >> 4) | (v[3] << 58),
           (v[3] >> 6) | (v[4] << 56), (v[4] >> 8) | (v[5] << 54), (v[5] >> 10) | (v[6] << 52)};
 }
 

@@ -30,8 +30,7 @@ namespace snarkpipe::ff {
 // Portable Montgomery multiplication (CIOS): out = a·b·R^-1 mod p, reduced (< p); inputs
 // < p, or < 2p where 4p < R (Fp).
 template <std::size_t N>
-constexpr void mont_mul_portable(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b,
-                                 const Limbs<N>& p, u64 inv) {
+constexpr void mont_mul_portable(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b, const Limbs<N>& p, u64 inv) {
   u64 t[N + 2] = {};
   for (std::size_t i = 0; i < N; ++i) {
     u64 carry = 0;
@@ -270,9 +269,7 @@ class MontField {
   }
 
   // True when the canonical value is > (p-1)/2: the "sign" used by point compression.
-  bool is_lexicographically_largest() const {
-    return compare(to_repr(), shr1(p_minus_1())) > 0;
-  }
+  bool is_lexicographically_largest() const { return compare(to_repr(), shr1(p_minus_1())) > 0; }
 
   void to_bytes_be(std::uint8_t* out) const {
     const Repr r = to_repr();

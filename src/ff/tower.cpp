@@ -29,8 +29,8 @@ TowerConstants compute() {
   TowerConstants t;
   const Fp2 v_gamma = xi_power_p_minus_1_over(3);  // v^3 = ξ
   chain(v_gamma, t.fp6_c1, 6);
-  chain(v_gamma.square(), t.fp6_c2, 6);             // (v^2)^(p-1) = ξ^(2(p-1)/3)
-  chain(xi_power_p_minus_1_over(6), t.fp12_c1, 12); // w^6 = ξ
+  chain(v_gamma.square(), t.fp6_c2, 6);              // (v^2)^(p-1) = ξ^(2(p-1)/3)
+  chain(xi_power_p_minus_1_over(6), t.fp12_c1, 12);  // w^6 = ξ
   return t;
 }
 

@@ -8,9 +8,8 @@ using namespace snarkpipe::ffi;
 
 extern "C" {
 
-RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[],
-                                    const fr_t s_s[], groth16_proof proofs[], SRS& srs, void* gpu_mtx,
-                                    int gpu_index) {
+RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[], const fr_t s_s[],
+                                    groth16_proof proofs[], SRS& srs, void* gpu_mtx, int gpu_index) {
   return guarded([&] {
     if (!proofs) throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "proofs is null");
     const DeviceChoice device{static_cast<std::mutex*>(gpu_mtx), gpu_index};
@@ -19,8 +18,7 @@ RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circu
 }
 
 RustError generate_groth16_proofs_start_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[],
-                                          const fr_t s_s[], SRS& srs, void* gpu_mtx, int gpu_index,
-                                          void** pending) {
+                                          const fr_t s_s[], SRS& srs, void* gpu_mtx, int gpu_index, void** pending) {
   if (pending) *pending = nullptr;
   return guarded([&] {
     if (!pending) throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "pending is null");

@@ -28,8 +28,7 @@ void drop_SRS(SRS& srs) {
 void evict_SRS(const SRS& srs) {
   try {
     evict(loaded(srs));
-  } catch (...) {
-  }
+  } catch (...) {}
 }
 
 }  // extern "C"

@@ -23,9 +23,8 @@
 
 namespace snarkpipe::ffi {
 
-using groth16::ProverError;
 using ff::Fr;
-
+using groth16::ProverError;
 
 namespace {
 
@@ -53,8 +52,7 @@ bool proves_on_gpus();  // below, with the devices
 
 std::unique_ptr<LoadedSrs> read_key(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw AbiError(SNARKPIPE_ABI_PARAMS_FILE, "no such parameters file: " + path);
+  if (!std::filesystem::exists(path, ec)) throw AbiError(SNARKPIPE_ABI_PARAMS_FILE, "no such parameters file: " + path);
   if (std::filesystem::is_directory(path, ec))
     throw AbiError(SNARKPIPE_ABI_PARAMS_FILE, path + " is a directory, not a .params file");
   auto srs = std::make_unique<LoadedSrs>();
@@ -97,12 +95,9 @@ struct Devices {
   Devices() {
     if (const char* b = std::getenv("SNARKPIPE_BACKEND"); b && *b) {
       const std::string v = b;
-      if (v == "cpu")
-        choice = BackendChoice::cpu;
-      else if (v == "cuda")
-        choice = BackendChoice::cuda;
-      else if (v != "auto")
-        configuration_error = "SNARKPIPE_BACKEND must be auto, cpu or cuda (got '" + v + "')";
+      if (v == "cpu") choice = BackendChoice::cpu;
+      else if (v == "cuda") choice = BackendChoice::cuda;
+      else if (v != "auto") configuration_error = "SNARKPIPE_BACKEND must be auto, cpu or cuda (got '" + v + "')";
     }
     if (const char* r = std::getenv("SNARKPIPE_SRS_RESIDENCY"); r && *r) {
       try {
@@ -131,8 +126,9 @@ struct Devices {
       return nullptr;  // gpu_index 0 or -1 without a GPU: the CPU, as supraseal's callers expect to work
     }
     if (gpu_index >= int(gpus.size()) || gpu_index < -1)
-      throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "gpu_index " + std::to_string(gpu_index) + " asked for; there are " +
-                                                          std::to_string(gpus.size()) + " usable GPUs (or -1: any)");
+      throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "gpu_index " + std::to_string(gpu_index) +
+                                                         " asked for; there are " + std::to_string(gpus.size()) +
+                                                         " usable GPUs (or -1: any)");
     if (gpu_index >= 0) return gpus[std::size_t(gpu_index)].get();
     // Any: the one with the fewest proofs waiting for it.
     return std::min_element(gpus.begin(), gpus.end(),
@@ -206,15 +202,17 @@ struct CheckedAssignment {
                                              num(as.b_aux_bit_len) + " (B) bits for " + num(as.aux_assignment_size) +
                                              " aux values");
     if (as.b_inp_bit_len != as.inp_assignment_size)
-      fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "the B input density has " + num(as.b_inp_bit_len) + " bits for " +
-                                             num(as.inp_assignment_size) + " inputs");
+      fail(SNARKPIPE_ABI_SHAPE_MISMATCH,
+           "the B input density has " + num(as.b_inp_bit_len) + " bits for " + num(as.inp_assignment_size) + " inputs");
     // Against the key.
     if (pk.vk.ic.size() != as.inp_assignment_size)
-      fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "it has " + num(as.inp_assignment_size) + " inputs (ONE included); the key is for " +
-                                             num(pk.vk.ic.size()) + " (a key for another circuit?)");
+      fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "it has " + num(as.inp_assignment_size) +
+                                             " inputs (ONE included); the key is for " + num(pk.vk.ic.size()) +
+                                             " (a key for another circuit?)");
     if (pk.l.size() != as.aux_assignment_size)
-      fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "it has " + num(as.aux_assignment_size) + " aux values; the key's L query has " +
-                                             num(pk.l.size()) + " points (a key for another circuit?)");
+      fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "it has " + num(as.aux_assignment_size) +
+                                             " aux values; the key's L query has " + num(pk.l.size()) +
+                                             " points (a key for another circuit?)");
     const std::size_t m = poly::EvaluationDomain::for_size(as.abc_size).m();
     if (pk.h.size() + 1 != m)
       fail(SNARKPIPE_ABI_SHAPE_MISMATCH, "abc_size " + num(as.abc_size) + " needs a domain of " + num(m) +
@@ -290,7 +288,8 @@ groth16::Proof prove_one(const LoadedSrs& srs, const CheckedAssignment& ca, cons
     std::fprintf(stderr, "snarkpipe: circuit %zu's proof from GPU %d did not verify; proving it again on the CPU\n", i,
                  dev->index);
     // A key whose queries stayed in their file is read whole for this (rare) CPU proof.
-    const groth16::ProvingKey whole = pk.queries_on_host() ? groth16::ProvingKey{} : groth16::read_params(pk.deferred->path());
+    const groth16::ProvingKey whole =
+        pk.queries_on_host() ? groth16::ProvingKey{} : groth16::read_params(pk.deferred->path());
     const groth16::ProvingKey& cpu_key = pk.queries_on_host() ? pk : whole;
     proof = groth16::assemble(pk.vk, groth16::compute_proof_parts(cpu_key, ea), rs);
     if (groth16::verify(srs.pvk, proof, publics)) return proof;
@@ -375,7 +374,10 @@ std::unique_ptr<PendingProofs> prove_batch(const Assignment* provers, std::size_
     throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, "the SRS is empty (create_SRS failed, or it was dropped)");
   if (num_circuits == 0) return std::make_unique<PendingProofs>();  // as supraseal: an empty batch proves nothing
   if (!provers || !r_s || !s_s)
-    throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, std::string(!provers ? "provers" : !r_s ? "r_s" : "s_s") + " is null");
+    throw AbiError(SNARKPIPE_ABI_INVALID_ARGUMENT, std::string(!provers ? "provers"
+                                                               : !r_s   ? "r_s"
+                                                                        : "s_s") +
+                                                       " is null");
   const LoadedSrs& key = *static_cast<const LoadedSrs*>(srs.ptr);
   // Every circuit is checked before any is proved: a bad batch costs no GPU time.
   std::vector<CheckedAssignment> checked;

@@ -33,14 +33,14 @@ typedef struct RustError {
 /* Error codes (cudaError_t's numbering is not used: these are the adapter's own). */
 enum {
   SNARKPIPE_ABI_OK = 0,
-  SNARKPIPE_ABI_INVALID_ARGUMENT = 1,  /* a null pointer, a bad gpu_index, a bad SNARKPIPE_* setting */
-  SNARKPIPE_ABI_PARAMS_FILE = 2,       /* the .params file is missing, truncated or corrupt */
-  SNARKPIPE_ABI_SHAPE_MISMATCH = 3,    /* the Assignment's sizes disagree with the key or with each other */
-  SNARKPIPE_ABI_DENSITY_MISMATCH = 4,  /* the densities' popcounts disagree with their bits or the key */
-  SNARKPIPE_ABI_UNSATISFIED = 5,       /* a·b ≠ c at some constraint: the witness does not satisfy it */
-  SNARKPIPE_ABI_DEVICE = 6,            /* the GPU failed (and the CPU retry too) */
-  SNARKPIPE_ABI_OUT_OF_MEMORY = 7,     /* neither the GPU nor the host could hold the proof's data */
-  SNARKPIPE_ABI_NOT_VERIFIED = 8,      /* a proof did not verify (never written to the output) */
+  SNARKPIPE_ABI_INVALID_ARGUMENT = 1, /* a null pointer, a bad gpu_index, a bad SNARKPIPE_* setting */
+  SNARKPIPE_ABI_PARAMS_FILE = 2,      /* the .params file is missing, truncated or corrupt */
+  SNARKPIPE_ABI_SHAPE_MISMATCH = 3,   /* the Assignment's sizes disagree with the key or with each other */
+  SNARKPIPE_ABI_DENSITY_MISMATCH = 4, /* the densities' popcounts disagree with their bits or the key */
+  SNARKPIPE_ABI_UNSATISFIED = 5,      /* a·b ≠ c at some constraint: the witness does not satisfy it */
+  SNARKPIPE_ABI_DEVICE = 6,           /* the GPU failed (and the CPU retry too) */
+  SNARKPIPE_ABI_OUT_OF_MEMORY = 7,    /* neither the GPU nor the host could hold the proof's data */
+  SNARKPIPE_ABI_NOT_VERIFIED = 8,     /* a proof did not verify (never written to the output) */
   SNARKPIPE_ABI_INTERNAL = 9
 };
 
@@ -115,14 +115,13 @@ void evict_SRS(SNARKPIPE_SRS_CREF srs);
 
 #ifndef SNARKPIPE_SUPRASEAL_CUZK
 /* Proves num_circuits circuits (0: nothing) under one key, one after another on the device; proofs[i] with randomizers r_s[i], s_s[i]. */
-RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[],
-                                    const fr_t s_s[], groth16_proof proofs[], SNARKPIPE_SRS_REF srs);
+RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[], const fr_t s_s[],
+                                    groth16_proof proofs[], SNARKPIPE_SRS_REF srs);
 #else
 /* gpu_mtx: a create_gpu_mutex() mutex held around the GPU work (NULL: the device's own lock).
  * gpu_index: the device, or -1 for whichever is free first. */
-RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[],
-                                    const fr_t s_s[], groth16_proof proofs[], SNARKPIPE_SRS_REF srs,
-                                    void* gpu_mtx, int gpu_index);
+RustError generate_groth16_proofs_c(const Assignment provers[], size_t num_circuits, const fr_t r_s[], const fr_t s_s[],
+                                    groth16_proof proofs[], SNARKPIPE_SRS_REF srs, void* gpu_mtx, int gpu_index);
 /* The split form: start runs the GPU part under the mutex and returns a pending handle
  * (*pending, NULL on error); finalize assembles, verifies and writes the proofs and frees the
  * handle whatever it returns; destroy_pending_proof abandons one. The Assignments' buffers may

@@ -73,8 +73,8 @@ void chacha20_keystream(std::span<const std::uint8_t, 32> key, std::span<const s
                         std::uint64_t offset, std::span<std::uint8_t> out) {
   if ((offset + out.size() + 63) / 64 > (std::uint64_t(1) << 32))
     throw std::invalid_argument("ChaCha20 keystream position past its 32-bit block counter");
-  ChaChaState input = chacha_initial_state(key, 0, load_le32(nonce.data()), load_le32(nonce.data() + 4),
-                                           load_le32(nonce.data() + 8));
+  ChaChaState input =
+      chacha_initial_state(key, 0, load_le32(nonce.data()), load_le32(nonce.data() + 4), load_le32(nonce.data() + 8));
   std::size_t written = 0;
   while (written < out.size()) {
     const std::uint64_t pos = offset + written;

@@ -12,7 +12,8 @@ namespace {
 
 // bigint_to_challenge: a 256-bit little-endian integer mod (nodes − 1), plus 1.
 std::uint32_t to_challenge(std::span<const std::uint8_t, 32> le, std::uint64_t nodes) {
-  if (nodes < 2 || nodes > (std::uint64_t(1) << 32)) throw std::invalid_argument("challenge range needs 2 <= nodes <= 2^32");
+  if (nodes < 2 || nodes > (std::uint64_t(1) << 32))
+    throw std::invalid_argument("challenge range needs 2 <= nodes <= 2^32");
   const std::uint64_t m = nodes - 1;
   std::uint64_t r = 0;
   for (int i = 31; i >= 0; --i) r = ((r << 8) | le[i]) % m;
@@ -43,7 +44,9 @@ std::vector<std::uint32_t> interactive_challenges(std::uint64_t nodes, const Byt
   return out;
 }
 
-std::uint64_t default_synthetic_challenge_count(std::uint64_t nodes) { return std::min<std::uint64_t>(nodes, 1u << 18); }
+std::uint64_t default_synthetic_challenge_count(std::uint64_t nodes) {
+  return std::min<std::uint64_t>(nodes, 1u << 18);
+}
 
 std::uint32_t synthetic_challenge(std::uint64_t nodes, const Bytes32& replica_id, const Bytes32& comm_r,
                                   std::uint64_t index) {

@@ -40,7 +40,9 @@ std::optional<std::uint64_t> get_varint(const std::vector<std::uint8_t>& in, std
   return std::nullopt;
 }
 
-std::string kind_name(CommitmentKind k) { return k == CommitmentKind::Unsealed ? "an unsealed (comm_d)" : "a sealed (comm_r)"; }
+std::string kind_name(CommitmentKind k) {
+  return k == CommitmentKind::Unsealed ? "an unsealed (comm_d)" : "a sealed (comm_r)";
+}
 
 Bytes32 parse_cid(std::string_view text, CommitmentKind kind, const std::string& field) {
   std::vector<std::uint8_t> bytes;
@@ -92,7 +94,8 @@ Bytes32 parse_bytes32_hex(std::string_view text, const std::string& field) {
 
 Bytes32 parse_commitment(std::string_view text, CommitmentKind kind, const std::string& field) {
   // A CID's base32 always has letters beyond f ("baga6ea4sea…", "bagboea4b5abc…").
-  const bool hex = std::all_of(text.begin(), text.end(), [](char c) { return hex_digit(c) >= 0 || c == 'x' || c == 'X'; });
+  const bool hex =
+      std::all_of(text.begin(), text.end(), [](char c) { return hex_digit(c) >= 0 || c == 'x' || c == 'X'; });
   if (!hex && !text.empty() && text[0] == 'b') return parse_cid(text, kind, field);
   return parse_bytes32_hex(text, field);
 }

@@ -75,8 +75,8 @@ std::array<std::uint32_t, EXPANSION_DEGREE> StackedGraph::expander_parents(std::
   const std::uint64_t domain = EXPANSION_DEGREE * nodes_;
   for (unsigned i = 0; i < EXPANSION_DEGREE; ++i) {
     const std::uint64_t t = feistel_permute(domain, std::uint64_t(node) * EXPANSION_DEGREE + i, feistel_keys_, masks_);
-    parents[i] = api_version_ == ApiVersion::V1_0_0 ? std::uint32_t(t) / EXPANSION_DEGREE
-                                                    : std::uint32_t(t / EXPANSION_DEGREE);
+    parents[i] =
+        api_version_ == ApiVersion::V1_0_0 ? std::uint32_t(t) / EXPANSION_DEGREE : std::uint32_t(t / EXPANSION_DEGREE);
   }
   return parents;
 }

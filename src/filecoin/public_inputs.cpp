@@ -31,8 +31,9 @@ Fr commitment_to_fr(const Bytes32& bytes, const std::string& field) {
     throw SealInputError(field, "is all zero (verify_seal rejects an all-zero commitment)");
   const auto fr = Fr::from_bytes_le(bytes);
   if (!fr)
-    throw SealInputError(field, "is not a field element: 32 bytes little-endian must be below the BLS12-381 scalar "
-                                "modulus r (0x73eda753…00000001)");
+    throw SealInputError(field,
+                         "is not a field element: 32 bytes little-endian must be below the BLS12-381 scalar "
+                         "modulus r (0x73eda753…00000001)");
   return *fr;
 }
 

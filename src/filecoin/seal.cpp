@@ -27,7 +27,8 @@ SealCheck verify_seal(const SealInputs& inputs, std::span<const std::uint8_t> pr
     throw SealInputError("vk", "the key has " + std::to_string(pvk.ic.size()) + " IC points; a " +
                                    format_sector_size(shape.sector_size) + " PoRep proof has " +
                                    std::to_string(check.inputs_per_partition) + " public inputs, so it needs " +
-                                   std::to_string(check.inputs_per_partition + 1) + " (is this the key of that sector size?)");
+                                   std::to_string(check.inputs_per_partition + 1) +
+                                   " (is this the key of that sector size?)");
   if (proof.size() != std::size_t(shape.partitions) * groth16::Proof::BYTES)
     throw SealInputError("proof", std::to_string(proof.size()) + " bytes; a " + format_sector_size(shape.sector_size) +
                                       " seal proof has " + std::to_string(shape.partitions) + " partition" +
@@ -43,7 +44,8 @@ SealCheck verify_seal(const SealInputs& inputs, std::span<const std::uint8_t> pr
   proofs.reserve(shape.partitions);
   for (unsigned k = 0; k < shape.partitions; ++k) {
     try {
-      proofs.push_back(groth16::Proof::from_bytes(proof.subspan(std::size_t(k) * groth16::Proof::BYTES, groth16::Proof::BYTES)));
+      proofs.push_back(
+          groth16::Proof::from_bytes(proof.subspan(std::size_t(k) * groth16::Proof::BYTES, groth16::Proof::BYTES)));
     } catch (const groth16::ProofFormatError& e) {
       check.reason = "partition " + std::to_string(k) + "'s proof: " + e.what();
       check.verify_ms = ms_since(t1);
@@ -54,8 +56,9 @@ SealCheck verify_seal(const SealInputs& inputs, std::span<const std::uint8_t> pr
   for (unsigned k = 0; k < shape.partitions; ++k) items.push_back({&proofs[k], publics[k]});
   check.valid = groth16::verify_batch(pvk, items);
   if (!check.valid)
-    check.reason = shape.partitions == 1 ? "the proof does not verify against these public inputs and this key"
-                                         : "the partitions' proofs do not all verify against these public inputs and this key";
+    check.reason = shape.partitions == 1
+                       ? "the proof does not verify against these public inputs and this key"
+                       : "the partitions' proofs do not all verify against these public inputs and this key";
   check.verify_ms = ms_since(t1);
   return check;
 }

@@ -47,9 +47,12 @@ bool iequal(std::string_view a, std::string_view b) {
 
 std::string_view to_string(ApiVersion v) {
   switch (v) {
-    case V1_0_0: return "1.0.0";
-    case V1_1_0: return "1.1.0";
-    case V1_2_0: return "1.2.0";
+    case V1_0_0:
+      return "1.0.0";
+    case V1_1_0:
+      return "1.1.0";
+    case V1_2_0:
+      return "1.2.0";
   }
   return "?";
 }
@@ -90,10 +93,17 @@ const RegisteredSealProof* find_registered_seal_proof(std::string_view id_or_nam
 
 SealShape seal_shape(std::uint64_t sector_size) {
   switch (sector_size) {
-    case 2 * KiB: case 4 * KiB: case 16 * KiB: case 32 * KiB: case 8 * MiB: case 16 * MiB: case 512 * MiB:
+    case 2 * KiB:
+    case 4 * KiB:
+    case 16 * KiB:
+    case 32 * KiB:
+    case 8 * MiB:
+    case 16 * MiB:
+    case 512 * MiB:
     case 1 * GiB:
       return {sector_size, sector_size / 32, 2, 1, 2, 2};
-    case 32 * GiB: case 64 * GiB:
+    case 32 * GiB:
+    case 64 * GiB:
       return {sector_size, sector_size / 32, 11, 10, 18, 176};
     default:
       throw UnknownSectorSize("unsupported sector size " + std::to_string(sector_size) +

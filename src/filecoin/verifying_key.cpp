@@ -106,8 +106,9 @@ groth16::VerifyingKey read_compressed_vk(std::span<const std::uint8_t> bytes, co
   const std::uint32_t n = r.u32_be("ic.count");
   if (n == 0) r.fail("ic.count", "a verifying key needs at least one ic point (the constant ONE)");
   if (std::uint64_t(n) * ec::G1_COMPRESSED_BYTES != r.remaining())
-    r.fail("ic.count", std::to_string(n) + " points need " + std::to_string(std::uint64_t(n) * ec::G1_COMPRESSED_BYTES) +
-                           " bytes, " + std::to_string(r.remaining()) + " follow");
+    r.fail("ic.count", std::to_string(n) + " points need " +
+                           std::to_string(std::uint64_t(n) * ec::G1_COMPRESSED_BYTES) + " bytes, " +
+                           std::to_string(r.remaining()) + " follow");
   vk.ic.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) vk.ic.push_back(r.g1("ic[" + std::to_string(i) + "]"));
   return vk;
@@ -129,7 +130,8 @@ groth16::VerifyingKey load_verifying_key(const std::string& path) {
   f.seekg(0);
   char first[2] = {0, 0};
   f.read(first, 2);
-  const bool maybe_hex = size <= 2 * HEX_FILE_LIMIT && hex_value(first[0]) >= 0 && (hex_value(first[1]) >= 0 || first[1] == 'x');
+  const bool maybe_hex =
+      size <= 2 * HEX_FILE_LIMIT && hex_value(first[0]) >= 0 && (hex_value(first[1]) >= 0 || first[1] == 'x');
   if (maybe_hex || (static_cast<std::uint8_t>(first[0]) & 0x80)) {
     const std::vector<std::uint8_t> bytes = read_bytes_or_hex(path);
     if (!bytes.empty() && (bytes[0] & 0x80)) return read_compressed_vk(bytes, path);

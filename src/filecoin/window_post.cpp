@@ -52,9 +52,14 @@ const RegisteredPostProof* find_registered_window_post_proof(std::string_view s)
 
 unsigned window_post_sector_count(std::uint64_t sector_size) {
   switch (sector_size) {
-    case 2 * KiB: case 8 * MiB: case 512 * MiB: return 2;
-    case 32 * GiB: return 2349;
-    case 64 * GiB: return 2300;
+    case 2 * KiB:
+    case 8 * MiB:
+    case 512 * MiB:
+      return 2;
+    case 32 * GiB:
+      return 2349;
+    case 64 * GiB:
+      return 2300;
     default:
       throw SealInputError("sector size", "no WindowPoSt for " + std::to_string(sector_size) +
                                               " bytes (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
@@ -69,7 +74,8 @@ std::vector<std::vector<Fr>> window_post_public_inputs(const WindowPostInputs& i
   if (!randomness)
     throw SealInputError("randomness", "is not a field element (Lotus clears its top two bits: byte 31 & 0x3f)");
   std::vector<PostSector> sectors = in.sectors;
-  std::sort(sectors.begin(), sectors.end(), [](const PostSector& a, const PostSector& b) { return a.sector_id < b.sector_id; });
+  std::sort(sectors.begin(), sectors.end(),
+            [](const PostSector& a, const PostSector& b) { return a.sector_id < b.sector_id; });
   for (std::size_t i = 1; i < sectors.size(); ++i)
     if (sectors[i].sector_id == sectors[i - 1].sector_id)
       throw SealInputError("sectors", "sector " + std::to_string(sectors[i].sector_id) + " is given twice");
@@ -106,7 +112,8 @@ PostCheck verify_window_post(const WindowPostInputs& in, std::span<const std::ui
                                    std::to_string(check.inputs_per_partition + 1));
   if (proof.size() != publics.size() * groth16::Proof::BYTES)
     throw SealInputError("proof", std::to_string(proof.size()) + " bytes; " + std::to_string(in.sectors.size()) +
-                                      " sector(s) make " + std::to_string(publics.size()) + " partition(s) of 192 bytes");
+                                      " sector(s) make " + std::to_string(publics.size()) +
+                                      " partition(s) of 192 bytes");
   std::vector<groth16::Proof> proofs;
   for (std::size_t k = 0; k < publics.size(); ++k) {
     try {

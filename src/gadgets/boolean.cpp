@@ -246,8 +246,7 @@ std::optional<std::vector<std::uint8_t>> bits_to_bytes_be(std::span<const Boolea
 }
 
 std::pair<std::vector<Boolean>, std::vector<Boolean>> conditional_swap(ConstraintSystem& cs, std::string_view name,
-                                                                       const Boolean& cond,
-                                                                       std::span<const Boolean> a,
+                                                                       const Boolean& cond, std::span<const Boolean> a,
                                                                        std::span<const Boolean> b) {
   if (a.size() != b.size()) throw std::invalid_argument("conditional_swap: operands of different lengths");
   Namespace ns(cs, name);

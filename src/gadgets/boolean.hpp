@@ -50,7 +50,7 @@ class AllocatedBit {
 
 class Boolean {
  public:
-  Boolean() = default;  // the constant false
+  Boolean() = default;                                              // the constant false
   Boolean(const AllocatedBit& bit) : kind_(Kind::Is), bit_(bit) {}  // NOLINT: implicit, as bellperson's From
   static Boolean constant(bool b) {
     Boolean r;
@@ -114,8 +114,7 @@ std::vector<Boolean> alloc_bits_be(ConstraintSystem& cs, std::string_view name, 
 std::optional<std::vector<std::uint8_t>> bits_to_bytes_be(std::span<const Boolean> bits);
 // Per-bit select: (cond ? b : a, cond ? a : b), 2 constraints per bit (Merkle's ordering).
 std::pair<std::vector<Boolean>, std::vector<Boolean>> conditional_swap(ConstraintSystem& cs, std::string_view name,
-                                                                       const Boolean& cond,
-                                                                       std::span<const Boolean> a,
+                                                                       const Boolean& cond, std::span<const Boolean> a,
                                                                        std::span<const Boolean> b);
 // a[i] = b[i] for every i (sizes must match, else std::invalid_argument).
 void enforce_equal_bits(ConstraintSystem& cs, std::string_view name, std::span<const Boolean> a,

@@ -26,8 +26,8 @@ Sha256PreimageCircuit::Sha256PreimageCircuit(std::size_t num_blocks, std::option
     : num_blocks_(num_blocks), preimage_(std::move(preimage)) {
   if (num_blocks_ == 0) throw std::invalid_argument("Sha256PreimageCircuit: num_blocks must be at least 1");
   if (preimage_ && preimage_->size() != preimage_len(num_blocks_)) {
-    throw std::invalid_argument("Sha256PreimageCircuit: preimage of " + std::to_string(preimage_->size()) +
-                                " bytes, " + std::to_string(preimage_len(num_blocks_)) + " expected");
+    throw std::invalid_argument("Sha256PreimageCircuit: preimage of " + std::to_string(preimage_->size()) + " bytes, " +
+                                std::to_string(preimage_len(num_blocks_)) + " expected");
   }
 }
 
@@ -53,7 +53,8 @@ void Sha256PreimageCircuit::synthesize(ConstraintSystem& cs) const {
 MerkleSha256Circuit::MerkleSha256Circuit(std::size_t depth, std::optional<MerkleWitness> witness)
     : depth_(depth), witness_(std::move(witness)) {
   if (depth_ == 0 || depth_ > MAX_DEPTH) {
-    throw std::invalid_argument("MerkleSha256Circuit: depth " + std::to_string(depth_) + " not in 1.." + std::to_string(MAX_DEPTH));
+    throw std::invalid_argument("MerkleSha256Circuit: depth " + std::to_string(depth_) + " not in 1.." +
+                                std::to_string(MAX_DEPTH));
   }
   if (witness_) {
     if (witness_->path.siblings.size() != depth_) {

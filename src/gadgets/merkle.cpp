@@ -37,7 +37,8 @@ MerkleTree::MerkleTree(std::vector<Sha256Digest> leaves) {
 }
 
 MerklePath MerkleTree::path(std::uint64_t index) const {
-  if (index >= num_leaves()) throw std::out_of_range("MerkleTree::path: leaf index " + std::to_string(index) + " out of range");
+  if (index >= num_leaves())
+    throw std::out_of_range("MerkleTree::path: leaf index " + std::to_string(index) + " out of range");
   MerklePath p;
   p.index = index;
   for (std::size_t j = 0; j < depth(); ++j) p.siblings.push_back(levels_[j][(index >> j) ^ 1]);
@@ -46,7 +47,8 @@ MerklePath MerkleTree::path(std::uint64_t index) const {
 
 std::vector<Boolean> merkle_node_gadget(ConstraintSystem& cs, std::string_view name, std::span<const Boolean> left,
                                         std::span<const Boolean> right) {
-  if (left.size() != 256 || right.size() != 256) throw std::invalid_argument("merkle_node_gadget: children must be 256 bits");
+  if (left.size() != 256 || right.size() != 256)
+    throw std::invalid_argument("merkle_node_gadget: children must be 256 bits");
   std::vector<Boolean> message(left.begin(), left.end());
   message.insert(message.end(), right.begin(), right.end());
   return sha256(cs, name, message);

@@ -6,7 +6,8 @@
 namespace snarkpipe::gadgets {
 
 std::size_t MultiEq::reserve(std::size_t num_bits) {
-  if (num_bits == 0 || num_bits > CAPACITY) throw std::invalid_argument("MultiEq: equality width " + std::to_string(num_bits));
+  if (num_bits == 0 || num_bits > CAPACITY)
+    throw std::invalid_argument("MultiEq: equality width " + std::to_string(num_bits));
   if (bits_used_ + num_bits > CAPACITY) finish();
   const std::size_t at = bits_used_;
   bits_used_ += num_bits;

@@ -99,7 +99,8 @@ std::pair<AllocatedNum, AllocatedNum> AllocatedNum::conditional_reverse(Constrai
 
 std::vector<Boolean> AllocatedNum::to_bits_le(ConstraintSystem& cs, std::string_view name, std::size_t num_bits) const {
   if (num_bits > Fr::BITS - 1) {
-    throw std::invalid_argument("to_bits_le: " + std::to_string(num_bits) + " bits can wrap the field; use to_bits_le_strict");
+    throw std::invalid_argument("to_bits_le: " + std::to_string(num_bits) +
+                                " bits can wrap the field; use to_bits_le_strict");
   }
   Namespace ns(cs, name);
   std::optional<ff::Limbs<4>> repr;
@@ -145,7 +146,8 @@ std::vector<Boolean> AllocatedNum::to_bits_le_strict(ConstraintSystem& cs, std::
       Namespace run_ns(cs, "run ending at " + std::to_string(k));
       std::size_t next = 0;
       if (!tight) tight = run[next++];
-      for (; next < run.size(); ++next) tight = AllocatedBit::and_(cs, "and " + std::to_string(next), *tight, run[next]);
+      for (; next < run.size(); ++next)
+        tight = AllocatedBit::and_(cs, "and " + std::to_string(next), *tight, run[next]);
       run.clear();
     }
     be_bits.push_back(AllocatedBit::alloc_conditionally(cs, bit_name, v, *tight));

@@ -25,9 +25,9 @@ class AllocatedNum {
   // Exposes this value as a new public input: input · 1 = this (1 constraint).
   AllocatedNum inputize(ConstraintSystem& cs, std::string_view name) const;
 
-  AllocatedNum mul(ConstraintSystem& cs, std::string_view name, const AllocatedNum& other) const;     // a · b = c
-  AllocatedNum square(ConstraintSystem& cs, std::string_view name) const;                            // a · a = c
-  AllocatedNum add(ConstraintSystem& cs, std::string_view name, const AllocatedNum& other) const;     // (a + b) · 1 = c
+  AllocatedNum mul(ConstraintSystem& cs, std::string_view name, const AllocatedNum& other) const;  // a · b = c
+  AllocatedNum square(ConstraintSystem& cs, std::string_view name) const;                          // a · a = c
+  AllocatedNum add(ConstraintSystem& cs, std::string_view name, const AllocatedNum& other) const;  // (a + b) · 1 = c
   // The sum as a linear combination (free).
   LinearCombination add_lc(const AllocatedNum& other) const {
     LinearCombination lc(var_);

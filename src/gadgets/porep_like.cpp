@@ -52,8 +52,8 @@ std::vector<std::uint8_t> label_message(const Sha256Digest& replica_id, const Sh
 // child of a parent on a path is present (random when not itself on a path).
 template <class T, class Hash, class Random>
 std::vector<std::map<std::uint64_t, T>> sparse_tree(std::size_t arity, std::size_t depth,
-                                                     std::map<std::uint64_t, T> leaves, const Hash& hash,
-                                                     const Random& random) {
+                                                    std::map<std::uint64_t, T> leaves, const Hash& hash,
+                                                    const Random& random) {
   std::vector<std::map<std::uint64_t, T>> levels;
   levels.push_back(std::move(leaves));
   for (std::size_t l = 0; l < depth; ++l) {
@@ -105,13 +105,15 @@ Num fr32_num(std::span<const Boolean> bits) {
   return n;
 }
 
-void enforce_equal(ConstraintSystem& cs, std::string_view name, const LinearCombination& a, const LinearCombination& b) {
+void enforce_equal(ConstraintSystem& cs, std::string_view name, const LinearCombination& a,
+                   const LinearCombination& b) {
   cs.enforce(name, a - b, Variable::one(), LinearCombination::zero());
 }
 
 // The witness has the shape the parameters give (else std::invalid_argument).
 void check_witness(const PorepLikeParams& P, const PorepLikeWitness& w) {
-  if (w.challenges.size() != P.challenges) throw std::invalid_argument("porep-like: witness has the wrong challenge count");
+  if (w.challenges.size() != P.challenges)
+    throw std::invalid_argument("porep-like: witness has the wrong challenge count");
   for (const PorepLikeChallenge& ch : w.challenges) {
     bool ok = ch.data_path.siblings.size() == P.log2_nodes && ch.data_path.index == ch.index &&
               ch.parent_labels.size() == P.layers;
@@ -119,7 +121,8 @@ void check_witness(const PorepLikeParams& P, const PorepLikeWitness& w) {
       ok = ok && path->siblings.size() == P.tree_depth() && path->index == ch.index;
       for (const auto& level : path->siblings) ok = ok && level.size() == TREE_ARITY - 1;
     }
-    for (std::size_t l = 0; ok && l < P.layers; ++l) ok = ch.parent_labels[l].size() == (l == 0 ? P.parents : P.parents - 1);
+    for (std::size_t l = 0; ok && l < P.layers; ++l)
+      ok = ch.parent_labels[l].size() == (l == 0 ? P.parents : P.parents - 1);
     if (!ok) throw std::invalid_argument("porep-like: a challenge's witness does not match the parameters");
   }
 }
@@ -195,17 +198,20 @@ PorepLikeWitness PorepLikeWitness::random(const PorepLikeParams& params, std::ui
 
   const auto data = sparse_tree(
       2, params.log2_nodes, std::move(data_leaves),
-      [](const std::vector<Sha256Digest>& c) { return merkle_node(c[0], c[1]); }, [&rng] { return random_digest(rng); });
+      [](const std::vector<Sha256Digest>& c) { return merkle_node(c[0], c[1]); },
+      [&rng] { return random_digest(rng); });
   const PoseidonParams& p8 = poseidon_params(TREE_ARITY);
   const auto poseidon_node = [&p8](const std::vector<Fr>& c) { return native::poseidon_hash(p8, c); };
   const auto random_fr = [&rng] { return Fr::random(rng); };
   const auto column = sparse_tree(TREE_ARITY, params.tree_depth(), std::move(column_leaves), poseidon_node, random_fr);
-  const auto replica = sparse_tree(TREE_ARITY, params.tree_depth(), std::move(replica_leaves), poseidon_node, random_fr);
+  const auto replica =
+      sparse_tree(TREE_ARITY, params.tree_depth(), std::move(replica_leaves), poseidon_node, random_fr);
   w.comm_c = column.back().at(0);
   w.comm_r_last = replica.back().at(0);
   for (PorepLikeChallenge& ch : w.challenges) {
     ch.data_path.index = ch.index;
-    for (std::size_t j = 0; j < params.log2_nodes; ++j) ch.data_path.siblings.push_back(data[j].at((ch.index >> j) ^ 1));
+    for (std::size_t j = 0; j < params.log2_nodes; ++j)
+      ch.data_path.siblings.push_back(data[j].at((ch.index >> j) ^ 1));
     ch.column_path = poseidon_path_of(column, ch.index);
     ch.replica_path = poseidon_path_of(replica, ch.index);
   }
@@ -246,7 +252,8 @@ void PorepLikeCircuit::synthesize(ConstraintSystem& cs) const {
     index_inputs.push_back(AllocatedNum::alloc_input(cs, "challenge " + std::to_string(c) + " index", pub_at(3 + c)));
   }
 
-  const std::vector<Boolean> replica_id = alloc_bits_be(cs, "replica id", 32, w ? bytes_of(w->replica_id) : std::nullopt);
+  const std::vector<Boolean> replica_id =
+      alloc_bits_be(cs, "replica id", 32, w ? bytes_of(w->replica_id) : std::nullopt);
   const AllocatedNum comm_c = AllocatedNum::alloc(cs, "comm_c", w ? std::optional<Fr>(w->comm_c) : std::nullopt);
   const AllocatedNum comm_r_last =
       AllocatedNum::alloc(cs, "comm_r_last", w ? std::optional<Fr>(w->comm_r_last) : std::nullopt);
@@ -302,7 +309,8 @@ void PorepLikeCircuit::synthesize(ConstraintSystem& cs) const {
       message.insert(message.end(), label.begin(), label.end());
       const std::size_t n = l == 0 ? P.parents : P.parents - 1;
       for (std::size_t k = 0; k < n; ++k) {
-        const auto bits = alloc_bits_be(cs, "parent " + std::to_string(k), 32, ch ? bytes_of(ch->parent_labels[l][k]) : std::nullopt);
+        const auto bits =
+            alloc_bits_be(cs, "parent " + std::to_string(k), 32, ch ? bytes_of(ch->parent_labels[l][k]) : std::nullopt);
         message.insert(message.end(), bits.begin(), bits.end());
       }
       label = sha256(cs, "label", message);
@@ -316,13 +324,15 @@ void PorepLikeCircuit::synthesize(ConstraintSystem& cs) const {
         for (std::size_t k = 0; k + 1 < TREE_ARITY; ++k) {
           std::optional<Fr> v;
           if (path) v = path->siblings[l][k];
-          s[l].push_back(AllocatedNum::alloc(cs, std::string(what) + " sibling " + std::to_string(l) + "." + std::to_string(k), v));
+          s[l].push_back(AllocatedNum::alloc(
+              cs, std::string(what) + " sibling " + std::to_string(l) + "." + std::to_string(k), v));
         }
       }
       return s;
     };
     const auto column_siblings = alloc_siblings("column", ch ? &ch->column_path : nullptr);
-    const Num column_root = poseidon_merkle_root_gadget(cs, "column path", TREE_ARITY, column, column_siblings, index_bits);
+    const Num column_root =
+        poseidon_merkle_root_gadget(cs, "column path", TREE_ARITY, column, column_siblings, index_bits);
     enforce_equal(cs, "comm_c", column_root.lc(), comm_c.lc());
 
     // The encoding: replica = data + key.
@@ -356,7 +366,8 @@ std::vector<trace::Bit> head_trace(const PorepLikeWitness& w, AuxWriter& out) {
 void challenge_trace(const PorepLikeParams& P, std::span<const trace::Bit> replica_id, const PorepLikeChallenge& ch,
                      AuxWriter& out) {
   std::vector<trace::Bit> index_bits;
-  for (std::size_t j = 0; j < P.log2_nodes; ++j) index_bits.push_back(trace::alloc_bit(((ch.index >> j) & 1) != 0, out));
+  for (std::size_t j = 0; j < P.log2_nodes; ++j)
+    index_bits.push_back(trace::alloc_bit(((ch.index >> j) & 1) != 0, out));
 
   std::vector<trace::Bit> leaf(256);
   for (std::size_t i = 0; i < 256; ++i) {
@@ -440,8 +451,8 @@ void porep_like_fast_witness(const PorepLikeParams& params, const PorepLikeWitne
                              std::span<Fr> aux) {
   const PorepLikeLayout layout = porep_like_layout(params);
   if (inputs.size() != layout.num_inputs || aux.size() != layout.num_aux()) {
-    throw std::invalid_argument("porep_like_fast_witness: buffers of " + std::to_string(inputs.size()) + " inputs and " +
-                                std::to_string(aux.size()) + " aux values, the circuit has " +
+    throw std::invalid_argument("porep_like_fast_witness: buffers of " + std::to_string(inputs.size()) +
+                                " inputs and " + std::to_string(aux.size()) + " aux values, the circuit has " +
                                 std::to_string(layout.num_inputs) + " and " + std::to_string(layout.num_aux()));
   }
   check_witness(params, witness);

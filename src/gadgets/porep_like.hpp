@@ -111,7 +111,7 @@ class PorepLikeCircuit final : public circuit::Circuit {
 // The fast witness path: inputs (ONE included) and aux exactly as synthesize() on a
 // WitnessConstraintSystem produces them. Challenges are generated in parallel (oneTBB).
 struct PorepLikeLayout {
-  std::size_t num_inputs = 0;     // including ONE
+  std::size_t num_inputs = 0;  // including ONE
   std::size_t challenges = 0;
   std::size_t head_aux = 0;       // aux values before the first challenge
   std::size_t challenge_aux = 0;  // aux values per challenge (the same for every challenge)

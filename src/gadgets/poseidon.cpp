@@ -338,7 +338,8 @@ PoseidonRoundNumbers poseidon_round_numbers(std::size_t width) {
 
 PoseidonParams make_poseidon_params(std::size_t arity, PoseidonRoundNumbers rounds) {
   if (arity < 1 || arity > POSEIDON_MAX_ARITY) {
-    throw std::invalid_argument("Poseidon: arity " + std::to_string(arity) + " not in 1.." + std::to_string(POSEIDON_MAX_ARITY));
+    throw std::invalid_argument("Poseidon: arity " + std::to_string(arity) + " not in 1.." +
+                                std::to_string(POSEIDON_MAX_ARITY));
   }
   if (rounds.full < 2 || rounds.full % 2 != 0 || rounds.partial == 0) {
     throw std::invalid_argument("Poseidon: full rounds must be even and >= 2, partial rounds positive");
@@ -373,7 +374,8 @@ PoseidonParams make_poseidon_params(std::size_t arity, PoseidonRoundNumbers roun
 
 const PoseidonParams& poseidon_params(std::size_t arity) {
   if (arity < 1 || arity > POSEIDON_MAX_ARITY) {
-    throw std::invalid_argument("Poseidon: arity " + std::to_string(arity) + " not in 1.." + std::to_string(POSEIDON_MAX_ARITY));
+    throw std::invalid_argument("Poseidon: arity " + std::to_string(arity) + " not in 1.." +
+                                std::to_string(POSEIDON_MAX_ARITY));
   }
   static std::array<std::unique_ptr<PoseidonParams>, POSEIDON_MAX_ARITY + 1> cache;
   static std::array<std::once_flag, POSEIDON_MAX_ARITY + 1> once;

@@ -75,7 +75,7 @@ struct PoseidonParams {
   std::vector<Fr> compressed_round_constants;  // width · full + partial
   std::vector<Fr> pre_sparse;                  // width × width, row-major: state'[j] = Σ_i P[i][j]·state[i]
   std::vector<Fr> sparse_w_hat;                // per partial round, width: state'[0] = Σ_i w[i]·state[i]
-  std::vector<Fr> sparse_v_rest;               // per partial round, width − 1: state'[j] = state[j] + v[j−1]·state[0]
+  std::vector<Fr> sparse_v_rest;  // per partial round, width − 1: state'[j] = state[j] + v[j−1]·state[0]
 
   std::size_t rounds() const { return full_rounds + partial_rounds; }
   const Fr* round_constants_of(std::size_t round) const { return round_constants.data() + round * width; }

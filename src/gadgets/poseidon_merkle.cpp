@@ -108,7 +108,8 @@ std::vector<typename Ops::Elt> insert_children(Ops& ops, const typename Ops::Elt
   std::vector<Elt> out;
   for (std::size_t pos = 0; pos < size; ++pos) {
     std::vector<Elt> state;
-    for (std::size_t index = 0; index < size; ++index) state.push_back(pos < index ? sib[pos] : pos == index ? a : sib[pos - 1]);
+    for (std::size_t index = 0; index < size; ++index)
+      state.push_back(pos < index ? sib[pos] : pos == index ? a : sib[pos - 1]);
     std::size_t half = size / 2;
     for (std::size_t i = bits.size(); i-- > 0;) {  // most significant bit first
       std::vector<Elt> next;
@@ -233,7 +234,8 @@ PoseidonTree::PoseidonTree(std::size_t arity, std::vector<Fr> leaves) : arity_(a
 }
 
 PoseidonPath PoseidonTree::path(std::uint64_t index) const {
-  if (index >= num_leaves()) throw std::out_of_range("PoseidonTree::path: leaf index " + std::to_string(index) + " out of range");
+  if (index >= num_leaves())
+    throw std::out_of_range("PoseidonTree::path: leaf index " + std::to_string(index) + " out of range");
   PoseidonPath path;
   path.index = index;
   std::uint64_t at = index;
@@ -252,7 +254,9 @@ PoseidonPath PoseidonTree::path(std::uint64_t index) const {
 std::vector<Num> poseidon_insert(ConstraintSystem& cs, std::string_view name, const Num& node,
                                  std::span<const AllocatedNum> siblings, std::span<const Boolean> bits) {
   const unsigned k = poseidon_tree_bits(siblings.size() + 1);
-  if (bits.size() != k) throw std::invalid_argument("poseidon_insert: " + std::to_string(bits.size()) + " bits for arity " + std::to_string(siblings.size() + 1));
+  if (bits.size() != k)
+    throw std::invalid_argument("poseidon_insert: " + std::to_string(bits.size()) + " bits for arity " +
+                                std::to_string(siblings.size() + 1));
   if (k == 3 && (bits[0].is_constant() || bits[1].is_constant())) {
     throw std::invalid_argument("poseidon_insert: arity 8 needs allocated index bits");
   }
@@ -272,8 +276,9 @@ Num poseidon_merkle_root_gadget(ConstraintSystem& cs, std::string_view name, con
   std::size_t total = 0;
   for (unsigned b : k) total += b;
   if (index_bits.size() != total) {
-    throw std::invalid_argument("poseidon_merkle_root_gadget: " + std::to_string(index_bits.size()) + " index bits for " +
-                                std::to_string(siblings.size()) + " levels needing " + std::to_string(total));
+    throw std::invalid_argument("poseidon_merkle_root_gadget: " + std::to_string(index_bits.size()) +
+                                " index bits for " + std::to_string(siblings.size()) + " levels needing " +
+                                std::to_string(total));
   }
   Namespace ns(cs, name);
   Num node = leaf;
@@ -300,7 +305,8 @@ AllocatedNum poseidon_merkle_inclusion(ConstraintSystem& cs, std::string_view na
                                        std::span<const std::vector<AllocatedNum>> siblings,
                                        std::span<const Boolean> index_bits, const std::optional<Fr>& root,
                                        bool private_root) {
-  if (index_bits.size() > (Fr::BITS - 1) * 8) throw std::invalid_argument("poseidon_merkle_inclusion: too many index bits");
+  if (index_bits.size() > (Fr::BITS - 1) * 8)
+    throw std::invalid_argument("poseidon_merkle_inclusion: too many index bits");
   Namespace ns(cs, name);
   const Num computed = poseidon_merkle_root_gadget(cs, "computed root", leaf, siblings, index_bits);
   return por_tail(cs, computed, index_bits, root, private_root);
@@ -313,9 +319,11 @@ AllocatedNum poseidon_por_circuit(ConstraintSystem& cs, std::string_view name, s
   for (std::size_t a : arities) counts.push_back(a - 1);
   const std::vector<unsigned> k = level_bits(counts);
   if (path) {
-    if (path->siblings.size() != arities.size()) throw std::invalid_argument("poseidon_por_circuit: path of the wrong depth");
+    if (path->siblings.size() != arities.size())
+      throw std::invalid_argument("poseidon_por_circuit: path of the wrong depth");
     for (std::size_t l = 0; l < arities.size(); ++l) {
-      if (path->siblings[l].size() + 1 != arities[l]) throw std::invalid_argument("poseidon_por_circuit: path level of the wrong arity");
+      if (path->siblings[l].size() + 1 != arities[l])
+        throw std::invalid_argument("poseidon_por_circuit: path level of the wrong arity");
     }
   }
   Namespace ns(cs, name);

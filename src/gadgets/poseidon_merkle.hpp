@@ -91,8 +91,8 @@ Num poseidon_merkle_root_gadget(ConstraintSystem& cs, std::string_view name, std
 // a public input. Returns the allocated root. At most 254 · 8 index bits.
 AllocatedNum poseidon_merkle_inclusion(ConstraintSystem& cs, std::string_view name, const Num& leaf,
                                        std::span<const std::vector<AllocatedNum>> siblings,
-                                       std::span<const Boolean> index_bits, const std::optional<Fr>& root = std::nullopt,
-                                       bool private_root = false);
+                                       std::span<const Boolean> index_bits,
+                                       const std::optional<Fr>& root = std::nullopt, bool private_root = false);
 
 // rust-fil-proofs' PoRCircuit for a Poseidon tree whose levels have the given arities (the
 // base levels, then sub, then top), allocation for allocation. leaf/path/root: the witness

@@ -20,10 +20,18 @@ UInt32 xor3(ConstraintSystem& cs, std::string_view name, const UInt32& a, const 
   return a.xor_(cs, "first xor", b).xor_(cs, "second xor", c);
 }
 
-UInt32 small_sigma0(ConstraintSystem& cs, const UInt32& x) { return xor3(cs, "sigma0", x.rotr(7), x.rotr(18), x.shr(3)); }
-UInt32 small_sigma1(ConstraintSystem& cs, const UInt32& x) { return xor3(cs, "sigma1", x.rotr(17), x.rotr(19), x.shr(10)); }
-UInt32 big_sigma0(ConstraintSystem& cs, const UInt32& x) { return xor3(cs, "Sigma0", x.rotr(2), x.rotr(13), x.rotr(22)); }
-UInt32 big_sigma1(ConstraintSystem& cs, const UInt32& x) { return xor3(cs, "Sigma1", x.rotr(6), x.rotr(11), x.rotr(25)); }
+UInt32 small_sigma0(ConstraintSystem& cs, const UInt32& x) {
+  return xor3(cs, "sigma0", x.rotr(7), x.rotr(18), x.shr(3));
+}
+UInt32 small_sigma1(ConstraintSystem& cs, const UInt32& x) {
+  return xor3(cs, "sigma1", x.rotr(17), x.rotr(19), x.shr(10));
+}
+UInt32 big_sigma0(ConstraintSystem& cs, const UInt32& x) {
+  return xor3(cs, "Sigma0", x.rotr(2), x.rotr(13), x.rotr(22));
+}
+UInt32 big_sigma1(ConstraintSystem& cs, const UInt32& x) {
+  return xor3(cs, "Sigma1", x.rotr(6), x.rotr(11), x.rotr(25));
+}
 
 }  // namespace
 
@@ -33,10 +41,12 @@ std::array<UInt32, 8> sha256_iv() {
   return iv;
 }
 
-std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::string_view name,
-                                         std::span<const Boolean> block, std::span<const UInt32> state) {
-  if (block.size() != 512) throw std::invalid_argument("sha256_compression: block of " + std::to_string(block.size()) + " bits, 512 expected");
-  if (state.size() != 8) throw std::invalid_argument("sha256_compression: state of " + std::to_string(state.size()) + " words, 8 expected");
+std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::string_view name, std::span<const Boolean> block,
+                                         std::span<const UInt32> state) {
+  if (block.size() != 512)
+    throw std::invalid_argument("sha256_compression: block of " + std::to_string(block.size()) + " bits, 512 expected");
+  if (state.size() != 8)
+    throw std::invalid_argument("sha256_compression: state of " + std::to_string(state.size()) + " words, 8 expected");
   Namespace ns(cs, name);
   // The packing equalities of all additions share constraints (multi_eq.hpp).
   MultiEq eq(cs);
@@ -78,10 +88,11 @@ std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::string_view 
   }
 
   Namespace fns(cs, "final additions");
-  const std::array<UInt32, 8> out = {UInt32::addmany(eq, "h0", concat({state[0]}, last_a)), UInt32::addmany(eq, "h1", Summands{state[1], b}),
-          UInt32::addmany(eq, "h2", Summands{state[2], c}),       UInt32::addmany(eq, "h3", Summands{state[3], d}),
-          UInt32::addmany(eq, "h4", concat({state[4]}, last_e)), UInt32::addmany(eq, "h5", Summands{state[5], f}),
-          UInt32::addmany(eq, "h6", Summands{state[6], g}),       UInt32::addmany(eq, "h7", Summands{state[7], h})};
+  const std::array<UInt32, 8> out = {
+      UInt32::addmany(eq, "h0", concat({state[0]}, last_a)), UInt32::addmany(eq, "h1", Summands{state[1], b}),
+      UInt32::addmany(eq, "h2", Summands{state[2], c}),      UInt32::addmany(eq, "h3", Summands{state[3], d}),
+      UInt32::addmany(eq, "h4", concat({state[4]}, last_e)), UInt32::addmany(eq, "h5", Summands{state[5], f}),
+      UInt32::addmany(eq, "h6", Summands{state[6], g}),      UInt32::addmany(eq, "h7", Summands{state[7], h})};
   eq.finish();
   return out;
 }
@@ -113,7 +124,9 @@ std::vector<Boolean> sha256(ConstraintSystem& cs, std::string_view name, std::sp
 
 std::vector<AllocatedNum> sha256_digest_into_inputs(ConstraintSystem& cs, std::string_view name,
                                                     std::span<const Boolean> digest) {
-  if (digest.size() != 256) throw std::invalid_argument("sha256_digest_into_inputs: digest of " + std::to_string(digest.size()) + " bits, 256 expected");
+  if (digest.size() != 256)
+    throw std::invalid_argument("sha256_digest_into_inputs: digest of " + std::to_string(digest.size()) +
+                                " bits, 256 expected");
   return pack_bits_be_into_inputs(cs, name, digest, 128);
 }
 

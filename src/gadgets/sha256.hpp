@@ -31,8 +31,8 @@ namespace snarkpipe::gadgets {
 std::array<UInt32, 8> sha256_iv();
 
 // One compression: block is 512 bits, state 8 words (else std::invalid_argument).
-std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::string_view name,
-                                         std::span<const Boolean> block, std::span<const UInt32> state);
+std::array<UInt32, 8> sha256_compression(ConstraintSystem& cs, std::string_view name, std::span<const Boolean> block,
+                                         std::span<const UInt32> state);
 
 // The SHA-256 digest (256 bits) of a message of any bit length; the padding is constant.
 std::vector<Boolean> sha256(ConstraintSystem& cs, std::string_view name, std::span<const Boolean> message);

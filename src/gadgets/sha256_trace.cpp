@@ -46,7 +46,8 @@ Word ch(const Word& e, const Word& f, const Word& g, AuxWriter& out) {
   Word r;
   r.value = picked;
   r.constant = (e.constant & ((e.value & f.constant) | (~e.value & g.constant))) | (~e.constant & both_const & ~differ);
-  r.negated = (e.constant & ((e.value & f.negated) | (~e.value & g.negated))) | (~e.constant & differ & (e.negated ^ ~f.value));
+  r.negated =
+      (e.constant & ((e.value & f.negated) | (~e.value & g.negated))) | (~e.constant & differ & (e.negated ^ ~f.value));
   return r;
 }
 
@@ -156,7 +157,8 @@ Bit select(const Bit& cond, const Bit& if_true, const Bit& if_false, AuxWriter& 
 }
 
 std::array<Word, 8> sha256_compression(std::span<const Bit> block, std::span<const Word> state, AuxWriter& out) {
-  if (block.size() != 512 || state.size() != 8) throw std::invalid_argument("trace::sha256_compression: block or state size");
+  if (block.size() != 512 || state.size() != 8)
+    throw std::invalid_argument("trace::sha256_compression: block or state size");
   // The message schedule; W[62], W[63] stay summands, as in the gadget.
   std::array<std::array<Word, 4>, 64> w{};
   std::array<std::size_t, 64> terms{};
@@ -246,7 +248,8 @@ std::vector<Bit> sha256(std::span<const Bit> message, AuxWriter& out) {
 
 std::vector<Bit> merkle_root(std::span<const Bit> leaf, std::span<const std::vector<Bit>> siblings,
                              std::span<const Bit> index_bits, AuxWriter& out) {
-  if (leaf.size() != 256 || siblings.size() != index_bits.size()) throw std::invalid_argument("trace::merkle_root: sizes");
+  if (leaf.size() != 256 || siblings.size() != index_bits.size())
+    throw std::invalid_argument("trace::merkle_root: sizes");
   std::vector<Bit> node(leaf.begin(), leaf.end());
   std::vector<Bit> message(512);
   for (std::size_t j = 0; j < siblings.size(); ++j) {

@@ -36,9 +36,7 @@ struct Word {
   std::uint32_t negated = 0;                   // for variable bits: the negation flag
 
   static Word of_constant(std::uint32_t v) { return {v, ~std::uint32_t(0), 0}; }
-  Bit bit(unsigned i) const {
-    return {((value >> i) & 1) != 0, ((constant >> i) & 1) != 0, ((negated >> i) & 1) != 0};
-  }
+  Bit bit(unsigned i) const { return {((value >> i) & 1) != 0, ((constant >> i) & 1) != 0, ((negated >> i) & 1) != 0}; }
 };
 
 // An allocated bit (AllocatedBit::alloc / Boolean::alloc): writes its value.

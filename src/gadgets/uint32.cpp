@@ -89,7 +89,8 @@ UInt32 UInt32::sha256_ch(ConstraintSystem& cs, std::string_view name, const UInt
                          const UInt32& c) {
   Namespace ns(cs, name);
   UInt32 r;
-  for (unsigned i = 0; i < 32; ++i) r.bits_[i] = Boolean::sha256_ch(cs, bit_name(i), a.bits_[i], b.bits_[i], c.bits_[i]);
+  for (unsigned i = 0; i < 32; ++i)
+    r.bits_[i] = Boolean::sha256_ch(cs, bit_name(i), a.bits_[i], b.bits_[i], c.bits_[i]);
   if (a.value_ && b.value_ && c.value_) r.value_ = (*a.value_ & *b.value_) ^ (~*a.value_ & *c.value_);
   else r.value_.reset();
   return r;
@@ -99,7 +100,8 @@ UInt32 UInt32::sha256_maj(ConstraintSystem& cs, std::string_view name, const UIn
                           const UInt32& c) {
   Namespace ns(cs, name);
   UInt32 r;
-  for (unsigned i = 0; i < 32; ++i) r.bits_[i] = Boolean::sha256_maj(cs, bit_name(i), a.bits_[i], b.bits_[i], c.bits_[i]);
+  for (unsigned i = 0; i < 32; ++i)
+    r.bits_[i] = Boolean::sha256_maj(cs, bit_name(i), a.bits_[i], b.bits_[i], c.bits_[i]);
   if (a.value_ && b.value_ && c.value_) {
     r.value_ = (*a.value_ & *b.value_) ^ (*a.value_ & *c.value_) ^ (*b.value_ & *c.value_);
   } else {

@@ -54,9 +54,9 @@ struct ProvingKey {
 };
 
 struct PreparedVerifyingKey {
-  Fp12 alpha_beta;                  // e(α, β)
-  pairing::G2Prepared neg_gamma;    // lines of -γ
-  pairing::G2Prepared neg_delta;    // lines of -δ
+  Fp12 alpha_beta;                // e(α, β)
+  pairing::G2Prepared neg_gamma;  // lines of -γ
+  pairing::G2Prepared neg_delta;  // lines of -δ
   std::vector<G1Affine> ic;
 
   static PreparedVerifyingKey from(const VerifyingKey& vk);

@@ -36,10 +36,8 @@ void PackedWitnessWriter::pack_words(const Fr* values, std::size_t first_word, s
       std::uint64_t g = 0, o = 0;
       for (std::size_t i = 0; i < 64 && w * 64 + i < count; ++i) {
         const Fr& x = values[w * 64 + i];
-        if (x == one)
-          o |= std::uint64_t(1) << i;
-        else if (!x.is_zero())
-          g |= std::uint64_t(1) << i;
+        if (x == one) o |= std::uint64_t(1) << i;
+        else if (!x.is_zero()) g |= std::uint64_t(1) << i;
       }
       out_.general[first_word + w] = g;
       out_.ones[first_word + w] = o;
@@ -63,7 +61,8 @@ void PackedWitnessWriter::pack_words(const Fr* values, std::size_t first_word, s
 
 void PackedWitnessWriter::append(std::span<const Fr> values) {
   if (written_ + tail_.size() + values.size() > out_.num_aux)
-    throw std::invalid_argument("packed witness: more than the " + std::to_string(out_.num_aux) + " aux values expected");
+    throw std::invalid_argument("packed witness: more than the " + std::to_string(out_.num_aux) +
+                                " aux values expected");
   std::size_t used = 0;
   if (!tail_.empty()) {  // complete the pending word first
     used = std::min<std::size_t>(64 - tail_.size(), values.size());
@@ -102,18 +101,16 @@ void pack_witness(std::span<const Fr> inputs, std::span<const Fr> aux, PackedWit
 
 void unpack_aux_into(const PackedWitness& p, std::span<Fr> aux) {
   if (aux.size() != p.num_aux)
-    throw std::invalid_argument("unpack_aux_into: room for " + std::to_string(aux.size()) + " aux values, the witness has " +
-                                std::to_string(p.num_aux));
+    throw std::invalid_argument("unpack_aux_into: room for " + std::to_string(aux.size()) +
+                                " aux values, the witness has " + std::to_string(p.num_aux));
   const std::size_t words = p.general.size();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, words, WORDS_PER_BLOCK), [&](const auto& r) {
     for (std::size_t w_ = r.begin(); w_ < r.end(); ++w_) {
       std::size_t at = p.rank[w_];
       for (std::size_t i = 0; i < 64 && w_ * 64 + i < p.num_aux; ++i) {
         Fr& x = aux[w_ * 64 + i];
-        if ((p.general[w_] >> i) & 1)
-          x = p.values[at++];
-        else
-          x = ((p.ones[w_] >> i) & 1) ? Fr::one() : Fr::zero();
+        if ((p.general[w_] >> i) & 1) x = p.values[at++];
+        else x = ((p.ones[w_] >> i) & 1) ? Fr::one() : Fr::zero();
       }
     }
   });

@@ -20,7 +20,7 @@ struct PackedWitness {
   explicit PackedWitness(std::pmr::memory_resource* memory)
       : general(memory), ones(memory), rank(memory), values(memory) {}
 
-  std::vector<Fr> inputs;                   // ONE first, as in Witness
+  std::vector<Fr> inputs;  // ONE first, as in Witness
   std::uint64_t num_aux = 0;
   std::pmr::vector<std::uint64_t> general;  // bit j of word j/64: aux j is neither 0 nor 1
   std::pmr::vector<std::uint64_t> ones;     // bit j: aux j is 1 (never set where general is)

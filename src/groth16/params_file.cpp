@@ -25,8 +25,9 @@ constexpr std::size_t G2_BYTES = ec::G2_UNCOMPRESSED_BYTES;
 // The file mapped whole, read once in order; failures name the file.
 class MappedFile : public base::MappedFile {
  public:
-  explicit MappedFile(const std::string& path) try : base::MappedFile(path, {.sequential = true}) {
-  } catch (const base::FileError& e) {
+  explicit MappedFile(const std::string& path) try : base
+    ::MappedFile(path, {.sequential = true}) {}
+  catch (const base::FileError& e) {
     throw ParamsFileError(path, "file", 0, e.what());
   }
 };
@@ -41,7 +42,8 @@ class Reader {
   std::uint32_t read_count(const std::string& field, std::size_t point_bytes) {
     if (f_.size() - pos_ < 4) fail(field + ".count", "file ends before the 4-byte count (truncated file?)");
     const std::uint8_t* p = f_.data() + pos_;
-    const std::uint32_t n = (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
+    const std::uint32_t n =
+        (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
     const std::uint64_t need = std::uint64_t(n) * point_bytes;
     if (need > f_.size() - pos_ - 4)
       fail(field + ".count", "count " + std::to_string(n) + " needs " + std::to_string(need) + " bytes but only " +
@@ -54,7 +56,8 @@ class Reader {
   // `single`: one point, named by its field alone (not as element [0] of a vector).
   std::vector<Point> read_points(const std::string& field, std::size_t n, std::size_t point_bytes, Decode decode,
                                  bool reject_identity, bool single = false) {
-    if (f_.size() - pos_ < std::uint64_t(n) * point_bytes) fail(field, "file ends inside this vector (truncated file?)");
+    if (f_.size() - pos_ < std::uint64_t(n) * point_bytes)
+      fail(field, "file ends inside this vector (truncated file?)");
     std::vector<Point> out(n);
     const std::uint8_t* base = f_.data() + pos_;
     const ec::Validation v = opts_.check_subgroup ? ec::Validation::Full : ec::Validation::SkipSubgroup;
@@ -67,8 +70,7 @@ class Reader {
         const bool identity = res.ok() && res.value().is_identity() && reject_identity;
         if (!res.ok() || identity) {
           std::size_t cur = first_bad.load();
-          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-          }
+          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
           return;
         }
         out[i] = res.value();
@@ -97,7 +99,9 @@ class Reader {
     return read_points<ec::G2Affine>(field, n, G2_BYTES, ec::g2_from_bytes, true);
   }
   // One point that may not be at infinity (the verifying key's α, β, γ, δ).
-  G1Affine g1(const std::string& field) { return read_points<G1Affine>(field, 1, G1_BYTES, ec::g1_from_bytes, true, true)[0]; }
+  G1Affine g1(const std::string& field) {
+    return read_points<G1Affine>(field, 1, G1_BYTES, ec::g1_from_bytes, true, true)[0];
+  }
   ec::G2Affine g2(const std::string& field) {
     return read_points<ec::G2Affine>(field, 1, G2_BYTES, ec::g2_from_bytes, true, true)[0];
   }
@@ -135,7 +139,8 @@ class Writer {
     std::setvbuf(f_.get(), buf_.data(), _IOFBF, buf_.size());
   }
   void bytes(const std::uint8_t* p, std::size_t n) {
-    if (std::fwrite(p, 1, n, f_.get()) != n) throw std::runtime_error("write failed on " + path_ + ": " + std::strerror(errno));
+    if (std::fwrite(p, 1, n, f_.get()) != n)
+      throw std::runtime_error("write failed on " + path_ + ": " + std::strerror(errno));
   }
   void count(std::size_t n) {
     if (n > 0xffffffffu) throw std::runtime_error(path_ + ": vector too long for the format's u32 count");
@@ -190,7 +195,8 @@ VerifyingKey read_vk(const std::string& path, const ParamsReadOptions& opts) {
   Reader r(f, opts);
   VerifyingKey vk = read_vk_from(r);
   if (!r.at_end())
-    r.fail("end of file", std::to_string(f.size() - r.offset()) + " unexpected trailing bytes (is this a .params file?)");
+    r.fail("end of file",
+           std::to_string(f.size() - r.offset()) + " unexpected trailing bytes (is this a .params file?)");
   return vk;
 }
 
@@ -226,7 +232,8 @@ ParamsQueries::ParamsQueries(const std::string& path, const ParamsReadOptions& o
   if (s.kind != ParamsSummary::Kind::Parameters)
     throw ParamsFileError(path, "h.count", 864, "this is a verifying key (.vk): it has no proving queries");
   const std::uint64_t m = s.h + 1;
-  if ((m & (m - 1)) != 0) throw ParamsFileError(path, "h.count", 864, "h has " + std::to_string(s.h) + " points; expected 2^k - 1");
+  if ((m & (m - 1)) != 0)
+    throw ParamsFileError(path, "h.count", 864, "h has " + std::to_string(s.h) + " points; expected 2^k - 1");
   const std::uint64_t counts[5] = {s.h, s.l, s.a, s.b_g1, s.b_g2};
   std::uint64_t pos = 864 + 4 + s.ic * G1_BYTES;
   for (int q = 0; q < 5; ++q) {
@@ -247,8 +254,8 @@ void ParamsQueries::read(Query q, std::uint64_t first, std::uint64_t n, Point* o
                          Decode decode) const {
   const char* field = QUERY_NAMES[int(q)];
   if (first > count(q) || n > count(q) - first)
-    throw std::out_of_range(path_ + ": " + field + " points [" + std::to_string(first) + ", " + std::to_string(first + n) +
-                            ") past its " + std::to_string(count(q)));
+    throw std::out_of_range(path_ + ": " + field + " points [" + std::to_string(first) + ", " +
+                            std::to_string(first + n) + ") past its " + std::to_string(count(q)));
   const ec::Validation v = opts_.check_subgroup ? ec::Validation::Full : ec::Validation::SkipSubgroup;
   constexpr std::uint64_t BLOCK = 4096;  // points per read: 384 KiB of G1
   std::atomic<std::uint64_t> first_bad{n};
@@ -270,8 +277,7 @@ void ParamsQueries::read(Query q, std::uint64_t first, std::uint64_t n, Point* o
         const auto res = decode(std::span<const std::uint8_t>(buf.data() + i * point_bytes, point_bytes), v);
         if (!res.ok() || res.value().is_identity()) {
           std::uint64_t cur = first_bad.load();
-          while (i0 + i < cur && !first_bad.compare_exchange_weak(cur, i0 + i)) {
-          }
+          while (i0 + i < cur && !first_bad.compare_exchange_weak(cur, i0 + i)) {}
           return;
         }
         out[i0 + i] = res.value();
@@ -289,7 +295,8 @@ void ParamsQueries::read(Query q, std::uint64_t first, std::uint64_t n, Point* o
     const std::string what = std::string(field) + "[" + std::to_string(first + bad) + "]";
     throw ParamsFileError(path_, what, off, res.ok() ? "point at infinity" : ec::describe(res.error()));
   }
-  if (opts_.progress) opts_.progress(offset(q) + (first + n) * point_bytes, offset(Query::b_g2) + count(Query::b_g2) * G2_BYTES);
+  if (opts_.progress)
+    opts_.progress(offset(q) + (first + n) * point_bytes, offset(Query::b_g2) + count(Query::b_g2) * G2_BYTES);
 }
 
 void ParamsQueries::read_g1(Query q, std::uint64_t first, std::uint64_t n, G1Affine* out) const {
@@ -323,8 +330,10 @@ void write_vk(const std::string& path, const VerifyingKey& vk) {
 
 void write_params(const std::string& path, const ProvingKey& pk) {
   if (!pk.queries_on_host())
-    throw std::invalid_argument("write_params: this key's queries are not in host memory (a key opened with its queries "
-                                "left in " + (pk.deferred ? pk.deferred->path() : std::string("a file")) + ")");
+    throw std::invalid_argument(
+        "write_params: this key's queries are not in host memory (a key opened with its queries "
+        "left in " +
+        (pk.deferred ? pk.deferred->path() : std::string("a file")) + ")");
   Writer w(path);
   w.vk(pk.vk);
   w.g1s(pk.h);
@@ -341,16 +350,19 @@ ParamsSummary summarize_params_file(const std::string& path) {
   s.file_bytes = f.size();
   std::uint64_t pos = 864;
   auto count = [&](const char* field, std::size_t point_bytes) -> std::uint64_t {
-    if (f.size() < pos + 4) throw ParamsFileError(path, std::string(field) + ".count", pos, "file ends before the count");
+    if (f.size() < pos + 4)
+      throw ParamsFileError(path, std::string(field) + ".count", pos, "file ends before the count");
     const std::uint8_t* p = f.data() + pos;
-    const std::uint64_t n = (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
+    const std::uint64_t n =
+        (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
     if (n * point_bytes > f.size() - pos - 4)
       throw ParamsFileError(path, std::string(field) + ".count", pos,
                             "count " + std::to_string(n) + " exceeds the bytes that remain (truncated file?)");
     pos += 4 + n * point_bytes;
     return n;
   };
-  if (f.size() < 864) throw ParamsFileError(path, "header", 0, "file is shorter than the 864-byte verifying-key prefix");
+  if (f.size() < 864)
+    throw ParamsFileError(path, "header", 0, "file is shorter than the 864-byte verifying-key prefix");
   s.ic = count("ic", G1_BYTES);
   if (pos == f.size()) {
     s.kind = ParamsSummary::Kind::VerifyingKey;
@@ -362,7 +374,8 @@ ParamsSummary summarize_params_file(const std::string& path) {
   s.a = count("a", G1_BYTES);
   s.b_g1 = count("b_g1", G1_BYTES);
   s.b_g2 = count("b_g2", G2_BYTES);
-  if (pos != f.size()) throw ParamsFileError(path, "end of file", pos, std::to_string(f.size() - pos) + " trailing bytes");
+  if (pos != f.size())
+    throw ParamsFileError(path, "end of file", pos, std::to_string(f.size() - pos) + " trailing bytes");
   return s;
 }
 

@@ -16,8 +16,7 @@ std::array<std::uint8_t, Proof::BYTES> Proof::to_bytes() const {
 }
 
 Proof Proof::from_bytes(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() != BYTES)
-    throw ProofFormatError("proof must be 192 bytes, got " + std::to_string(bytes.size()));
+  if (bytes.size() != BYTES) throw ProofFormatError("proof must be 192 bytes, got " + std::to_string(bytes.size()));
   auto fail = [](const char* which, ec::DecodeError e) {
     throw ProofFormatError(std::string("proof point ") + which + ": " + ec::describe(e));
   };

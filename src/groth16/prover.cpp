@@ -17,9 +17,9 @@
 
 namespace snarkpipe::groth16 {
 
+using base::Clock;
 using ec::G1Jacobian;
 using ec::G2Jacobian;
-using base::Clock;
 
 ProverRandomness ProverRandomness::random() {
   ff::SystemRng rng;
@@ -110,7 +110,8 @@ void check_shapes(const ProvingKey& pk, const circuit::R1cs& r1cs, std::span<con
   if (pk.l.size() != r1cs.num_aux)
     fail("the key has " + n(pk.l.size()) + " L points; the circuit has " + n(r1cs.num_aux) + " aux variables");
   const std::size_t m = poly::EvaluationDomain::for_size(r1cs.num_constraints).m();
-  if (pk.h.size() + 1 != m) fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
+  if (pk.h.size() + 1 != m)
+    fail("the key's H query is for a domain of " + n(pk.h.size() + 1) + "; the circuit needs " + n(m));
   if (pk.a.size() != sizes.a)
     fail("the key's A query has " + n(pk.a.size()) + " points; the circuit's density needs " + n(sizes.a));
   if (pk.b_g1.size() != sizes.b || pk.b_g2.size() != sizes.b)
@@ -191,8 +192,9 @@ ProofParts compute_proof_parts(const ProvingKey& pk, const EvaluatedAssignment& 
   const auto start = Clock::now();
   ProofParts parts;
   phase("H (NTT)");
-  const std::vector<Fr> h = compute_h(std::vector<Fr>(ea.a.begin(), ea.a.end()), std::vector<Fr>(ea.b.begin(), ea.b.end()),
-                                      std::vector<Fr>(ea.c.begin(), ea.c.end()), &t);
+  const std::vector<Fr> h =
+      compute_h(std::vector<Fr>(ea.a.begin(), ea.a.end()), std::vector<Fr>(ea.b.begin(), ea.b.end()),
+                std::vector<Fr>(ea.c.begin(), ea.c.end()), &t);
   msm_parts(pk, h, ea.inputs, ea.aux, ea.a_aux, ea.b_input, ea.b_aux, parts, t, phase);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
@@ -223,11 +225,10 @@ void check_shapes(const ProvingKey& pk, const EvaluatedAssignment& ea) {
   if (ea.b_input.size != ea.inputs.size())
     fail("the B input density has " + n(ea.b_input.size) + " bits; there are " + n(ea.inputs.size()) + " inputs");
   const std::size_t na = ea.inputs.size() + ea.a_aux.count(), nb = ea.b_input.count() + ea.b_aux.count();
-  if (pk.a.size() != na)
-    fail("the key's A query has " + n(pk.a.size()) + " points; the A density selects " + n(na));
+  if (pk.a.size() != na) fail("the key's A query has " + n(pk.a.size()) + " points; the A density selects " + n(na));
   if (pk.b_g1.size() != nb || pk.b_g2.size() != nb)
-    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) + " points; the B densities select " +
-         n(nb));
+    fail("the key's B queries have " + n(pk.b_g1.size()) + "/" + n(pk.b_g2.size()) +
+         " points; the B densities select " + n(nb));
 }
 
 std::optional<std::size_t> first_unsatisfied(const EvaluatedAssignment& ea) {
@@ -237,8 +238,7 @@ std::optional<std::size_t> first_unsatisfied(const EvaluatedAssignment& ea) {
     for (std::size_t k = r.begin(); k < r.end() && k < first.load(std::memory_order_relaxed); ++k)
       if (ea.a[k] * ea.b[k] != ea.c[k]) {
         std::size_t cur = first.load();
-        while (k < cur && !first.compare_exchange_weak(cur, k)) {
-        }
+        while (k < cur && !first.compare_exchange_weak(cur, k)) {}
         break;
       }
   });
@@ -253,9 +253,9 @@ Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRand
   Proof proof;
   proof.a = (alpha + parts.a + delta1 * rs.r).to_affine();
   proof.b = (beta2 + parts.b_g2 + delta2 * rs.s).to_affine();
-  proof.c = (parts.h + parts.l + parts.a * rs.s + parts.b_g1 * rs.r + alpha * rs.s + beta1 * rs.r +
-             delta1 * (rs.r * rs.s))
-                .to_affine();
+  proof.c =
+      (parts.h + parts.l + parts.a * rs.s + parts.b_g1 * rs.r + alpha * rs.s + beta1 * rs.r + delta1 * (rs.r * rs.s))
+          .to_affine();
   return proof;
 }
 

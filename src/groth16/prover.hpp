@@ -110,8 +110,8 @@ Proof assemble(const VerifyingKey& vk, const ProofParts& parts, const ProverRand
 
 // prove() preceded by a satisfiability check (naming the first unsatisfied constraint) and
 // followed by verification against the key: never returns a proof that does not verify.
-Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness,
-                    const ProverRandomness& rs, ProverTimings* timings = nullptr, const ProverProgress& progress = {});
+Proof prove_checked(const ProvingKey& pk, const circuit::R1cs& r1cs, const Witness& witness, const ProverRandomness& rs,
+                    ProverTimings* timings = nullptr, const ProverProgress& progress = {});
 
 // The H polynomial's coefficients 0..m-2 (exposed for tests and other backends); fills
 // timings->abc_ms and ntt_ms when given.

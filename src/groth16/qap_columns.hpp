@@ -11,6 +11,7 @@ namespace snarkpipe::groth16 {
 
 // out[j] = Σ_k M[k][j]·lagrange[k] for j < columns: with the Lagrange basis at τ by row,
 // column j's polynomial at τ (u_j, v_j or w_j). Multi-threaded.
-std::vector<ff::Fr> transpose_times(const circuit::CsrMatrix& m, std::size_t columns, const std::vector<ff::Fr>& lagrange);
+std::vector<ff::Fr> transpose_times(const circuit::CsrMatrix& m, std::size_t columns,
+                                    const std::vector<ff::Fr>& lagrange);
 
 }  // namespace snarkpipe::groth16

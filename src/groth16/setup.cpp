@@ -59,7 +59,8 @@ std::vector<Fr> transpose_times(const CsrMatrix& m, std::size_t columns, const s
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, columns, 1024), [&](const auto& range) {
     for (std::size_t c = range.begin(); c < range.end(); ++c) {
       Fr acc = Fr::zero();
-      for (std::uint64_t k = col_ptr[c]; k < col_ptr[c + 1]; ++k) acc += m.val[entry_index[k]] * lagrange[entry_rows[k]];
+      for (std::uint64_t k = col_ptr[c]; k < col_ptr[c + 1]; ++k)
+        acc += m.val[entry_index[k]] * lagrange[entry_rows[k]];
       out[c] = acc;
     }
   });
@@ -82,37 +83,35 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
   phase("qap");
   std::vector<Fr> a_scalars, b_scalars, ic_scalars(nin), l_scalars(naux);
   {  // u, v, w (3 × 32 bytes per variable) are gone before the multiplications start
-  const std::vector<Fr> u = transpose_times(r1cs.a, ncols, lagrange);
-  const std::vector<Fr> v = transpose_times(r1cs.b, ncols, lagrange);
-  const std::vector<Fr> w = transpose_times(r1cs.c, ncols, lagrange);
+    const std::vector<Fr> u = transpose_times(r1cs.a, ncols, lagrange);
+    const std::vector<Fr> v = transpose_times(r1cs.b, ncols, lagrange);
+    const std::vector<Fr> w = transpose_times(r1cs.c, ncols, lagrange);
 
-  // Which query points exist must agree with the densities the prover walks.
-  for (std::size_t i = 0; i < nin; ++i) {
-    if (u[i].is_zero()) throw SetupError("u_" + std::to_string(i) + "(tau) = 0 for an input; pick another tau");
-    if (v[i].is_zero() == r1cs.b_input_density.test(i))
-      throw SetupError("v(tau) disagrees with the B input density at input " + std::to_string(i));
-  }
-  for (std::size_t j = 0; j < naux; ++j) {
-    if (u[nin + j].is_zero() == r1cs.a_aux_density.test(j))
-      throw SetupError("u(tau) disagrees with the A aux density at aux " + std::to_string(j));
-    if (v[nin + j].is_zero() == r1cs.b_aux_density.test(j))
-      throw SetupError("v(tau) disagrees with the B aux density at aux " + std::to_string(j));
-  }
+    // Which query points exist must agree with the densities the prover walks.
+    for (std::size_t i = 0; i < nin; ++i) {
+      if (u[i].is_zero()) throw SetupError("u_" + std::to_string(i) + "(tau) = 0 for an input; pick another tau");
+      if (v[i].is_zero() == r1cs.b_input_density.test(i))
+        throw SetupError("v(tau) disagrees with the B input density at input " + std::to_string(i));
+    }
+    for (std::size_t j = 0; j < naux; ++j) {
+      if (u[nin + j].is_zero() == r1cs.a_aux_density.test(j))
+        throw SetupError("u(tau) disagrees with the A aux density at aux " + std::to_string(j));
+      if (v[nin + j].is_zero() == r1cs.b_aux_density.test(j))
+        throw SetupError("v(tau) disagrees with the B aux density at aux " + std::to_string(j));
+    }
 
-  a_scalars.reserve(nin + r1cs.a_aux_density.count());
-  for (std::size_t j = 0; j < ncols; ++j)
-    if (!u[j].is_zero()) a_scalars.push_back(u[j]);
-  for (std::size_t j = 0; j < ncols; ++j)
-    if (!v[j].is_zero()) b_scalars.push_back(v[j]);
+    a_scalars.reserve(nin + r1cs.a_aux_density.count());
+    for (std::size_t j = 0; j < ncols; ++j)
+      if (!u[j].is_zero()) a_scalars.push_back(u[j]);
+    for (std::size_t j = 0; j < ncols; ++j)
+      if (!v[j].is_zero()) b_scalars.push_back(v[j]);
 
-  const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
-  tbb::parallel_for(std::size_t(0), ncols, [&](std::size_t j) {
-    const Fr k = tw.beta * u[j] + tw.alpha * v[j] + w[j];
-    if (j < nin)
-      ic_scalars[j] = k * gamma_inv;
-    else
-      l_scalars[j - nin] = k * delta_inv;
-  });
+    const Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
+    tbb::parallel_for(std::size_t(0), ncols, [&](std::size_t j) {
+      const Fr k = tw.beta * u[j] + tw.alpha * v[j] + w[j];
+      if (j < nin) ic_scalars[j] = k * gamma_inv;
+      else l_scalars[j - nin] = k * delta_inv;
+    });
   }
   const Fr delta_inv = tw.delta.inverse();
   // h_i = τ^i·t(τ)/δ for i < m - 1, in parallel chunks that start from τ^start.
@@ -128,9 +127,11 @@ ProvingKey generate_parameters(const R1cs& r1cs, const ToxicWaste& tw, const Set
     }
   });
 
-  const std::size_t g1_count = a_scalars.size() + b_scalars.size() + ic_scalars.size() + l_scalars.size() + h_scalars.size();
+  const std::size_t g1_count =
+      a_scalars.size() + b_scalars.size() + ic_scalars.size() + l_scalars.size() + h_scalars.size();
   const msm::FixedBaseTable<ec::G1Curve> g1(ec::G1Affine::generator(), msm::fixed_base_window<ec::G1Curve>(g1_count));
-  const msm::FixedBaseTable<ec::G2Curve> g2(ec::G2Affine::generator(), msm::fixed_base_window<ec::G2Curve>(b_scalars.size()));
+  const msm::FixedBaseTable<ec::G2Curve> g2(ec::G2Affine::generator(),
+                                            msm::fixed_base_window<ec::G2Curve>(b_scalars.size()));
 
   ProvingKey pk;
   pk.vk.alpha_g1 = g1.mul(tw.alpha).to_affine();

@@ -173,11 +173,11 @@ Fp12 final_exponentiation(const Fp12& f) {
   Fp12 g = f.conjugate() * f.inverse<true>();
   g = g.frobenius_map(2) * g;
   // Hard part, exponent 3·(p^4 - p^2 + 1)/r = (z - 1)^2·(z + p)·(z^2 + p^2 - 1) + 3.
-  Fp12 t = cyclotomic_exp_by_z(g) * g.conjugate();   // g^(z-1)
-  t = cyclotomic_exp_by_z(t) * t.conjugate();        // g^((z-1)^2)
-  t = cyclotomic_exp_by_z(t) * t.frobenius_map(1);   // ·(z + p)
+  Fp12 t = cyclotomic_exp_by_z(g) * g.conjugate();                                       // g^(z-1)
+  t = cyclotomic_exp_by_z(t) * t.conjugate();                                            // g^((z-1)^2)
+  t = cyclotomic_exp_by_z(t) * t.frobenius_map(1);                                       // ·(z + p)
   t = cyclotomic_exp_by_z(cyclotomic_exp_by_z(t)) * t.frobenius_map(2) * t.conjugate();  // ·(z^2 + p^2 - 1)
-  return t * g.cyclotomic_square() * g;              // · g^3
+  return t * g.cyclotomic_square() * g;                                                  // · g^3
 }
 
 Fp12 pairing(const G1Affine& p, const G2Affine& q) { return final_exponentiation(miller_loop(p, q)); }

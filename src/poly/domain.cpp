@@ -19,8 +19,8 @@ EvaluationDomain::EvaluationDomain(std::size_t log_m) {
                             " (its two-adicity is " + std::to_string(ff::FR_TWO_ADICITY) + ")");
   }
   if (log_m > MAX_LOG_SIZE) {
-    throw std::out_of_range("EvaluationDomain: size 2^" + std::to_string(log_m) +
-                            " exceeds the supported maximum 2^" + std::to_string(MAX_LOG_SIZE));
+    throw std::out_of_range("EvaluationDomain: size 2^" + std::to_string(log_m) + " exceeds the supported maximum 2^" +
+                            std::to_string(MAX_LOG_SIZE));
   }
   log_m_ = log_m;
   m_ = std::size_t(1) << log_m;

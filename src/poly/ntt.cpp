@@ -81,7 +81,7 @@ StageTables& stage_tables() {
 struct Plan {
   std::size_t n = 0, C = 0, R = 0, w = 0;  // w: columns per group
   unsigned k = 0, b = 0;
-  bool unit_first = true;           // twiddle 0 of every stage is exactly one (no shift)
+  bool unit_first = true;             // twiddle 0 of every stage is exactly one (no shift)
   std::array<const Fr*, 32> stage{};  // t < b: the 2^t twiddles of stage t
   std::array<const Fr*, 32> row{};    // t ≥ b: ω_2^(t+1)^(r·C) for r < 2^(t-b), times γ_t
   std::array<const Fr*, 32> col{};    // t ≥ b: ω_2^(t+1)^c for c < C

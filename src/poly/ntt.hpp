@@ -38,10 +38,8 @@ namespace snarkpipe::poly {
 enum class Order { Natural, BitReversed };
 
 // Each throws std::invalid_argument when values.size() != domain.m().
-void ntt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural,
-         Order out = Order::Natural);
-void intt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural,
-          Order out = Order::Natural);
+void ntt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural, Order out = Order::Natural);
+void intt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural, Order out = Order::Natural);
 void coset_ntt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural,
                Order out = Order::Natural);
 void icoset_ntt(std::span<Fr> values, const EvaluationDomain& domain, Order in = Order::Natural,

@@ -11,9 +11,9 @@
 namespace snarkpipe::service {
 
 struct AccessToken {
-  std::string name;    // in logs and job records; never the secret
-  std::string sha256;  // lower-case hex of SHA-256(the token's text)
-  bool admin = false;  // may register circuits and see every token's jobs
+  std::string name;                       // in logs and job records; never the secret
+  std::string sha256;                     // lower-case hex of SHA-256(the token's text)
+  bool admin = false;                     // may register circuits and see every token's jobs
   std::uint64_t max_jobs_in_flight = 16;  // queued or running at once
   std::uint64_t max_upload_bytes = 0;     // one witness upload; 0: the daemon's limit
 };

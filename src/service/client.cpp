@@ -20,7 +20,8 @@ json parse_answer(const httplib::Result& r, const std::string& what) {
   if (!r) throw ClientError(0, what + ": no answer (" + httplib::to_string(r.error()) + ")");
   json j = json::parse(r->body, nullptr, false);
   if (r->status != 200) {
-    const std::string why = !j.is_discarded() && j.is_object() && j.contains("error") ? j["error"].get<std::string>() : r->body;
+    const std::string why =
+        !j.is_discarded() && j.is_object() && j.contains("error") ? j["error"].get<std::string>() : r->body;
     throw ClientError(r->status, what + ": HTTP " + std::to_string(r->status) + ": " + why);
   }
   if (j.is_discarded()) throw ClientError(r->status, what + ": the answer is not JSON");
@@ -36,7 +37,8 @@ bool terminal(const json& job) {
 
 Client::Client(const std::string& server, const std::string& token, const std::string& ca_cert) : server_(server) {
   http_ = std::make_unique<httplib::Client>(server);
-  if (!http_->is_valid()) throw ClientError(0, "'" + server + "' is not a server URL (http://HOST:PORT or https://HOST:PORT)");
+  if (!http_->is_valid())
+    throw ClientError(0, "'" + server + "' is not a server URL (http://HOST:PORT or https://HOST:PORT)");
   if (!token.empty()) http_->set_bearer_token_auth(token);
   if (!ca_cert.empty()) http_->set_ca_cert_path(ca_cert.c_str());
   http_->set_connection_timeout(10, 0);
@@ -67,8 +69,8 @@ std::string path_segment(const std::string& text) {
 
 // POSTs or PUTs `file` as the body, streamed from the file in blocks: a PoRep witness or key
 // is never held whole.
-httplib::Result send_file(httplib::Client& http, const std::string& method, const std::string& path, const std::string& file,
-                          const std::string& what) {
+httplib::Result send_file(httplib::Client& http, const std::string& method, const std::string& path,
+                          const std::string& file, const std::string& what) {
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(file, ec);
   if (ec) throw ClientError(0, "cannot read the " + what + " " + file + ": " + ec.message());
@@ -90,7 +92,9 @@ httplib::Result send_file(httplib::Client& http, const std::string& method, cons
 }  // namespace
 
 json Client::submit(const Upload& u) {
-  httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
+  httplib::Params q = {{"circuit", u.circuit},
+                       {"format", u.format},
+                       {"partitions", std::to_string(u.partitions)},
                        {"priority", u.priority}};
   if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
   const std::string path = httplib::append_query_params("/v1/jobs", q);
@@ -103,7 +107,9 @@ json Client::upload_circuit_file(const std::string& name, const std::string& kin
 }
 
 json Client::submit(const Upload& u, const std::vector<std::span<const std::uint8_t>>& body) {
-  httplib::Params q = {{"circuit", u.circuit}, {"format", u.format}, {"partitions", std::to_string(u.partitions)},
+  httplib::Params q = {{"circuit", u.circuit},
+                       {"format", u.format},
+                       {"partitions", std::to_string(u.partitions)},
                        {"priority", u.priority}};
   if (!u.idempotency_key.empty()) q.emplace("idempotency_key", u.idempotency_key);
   const std::string path = httplib::append_query_params("/v1/jobs", q);
@@ -116,7 +122,8 @@ json Client::submit(const Upload& u, const std::vector<std::span<const std::uint
         const std::size_t k = std::size_t(std::upper_bound(ends.begin(), ends.end(), offset) - ends.begin());
         if (k == body.size()) return false;
         const std::uint64_t within = offset - (ends[k] - body[k].size());
-        const std::size_t n = std::size_t(std::min<std::uint64_t>({length, body[k].size() - within, std::uint64_t(1) << 20}));
+        const std::size_t n =
+            std::size_t(std::min<std::uint64_t>({length, body[k].size() - within, std::uint64_t(1) << 20}));
         return sink.write(reinterpret_cast<const char*>(body[k].data() + within), n);
       },
       "application/octet-stream");

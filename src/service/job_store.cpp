@@ -116,8 +116,8 @@ std::vector<StoredJob> read_jobs(Statement& s) {
 
 SqliteJobStore::SqliteJobStore(const std::filesystem::path& file, std::filesystem::path proofs_dir)
     : file_(file), proofs_dir_(std::move(proofs_dir)) {
-  if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     throw std::runtime_error("cannot open the job database " + file.string() + ": " + why);
@@ -210,8 +210,9 @@ bool SqliteJobStore::finish(std::uint64_t id, const std::string& state, const st
   std::lock_guard lock(mu_);
   // The proofs on disk first: a job reads as done only once they are there.
   if (state == "done") write_file_durably(proof_file(id), proofs);
-  Statement s(db_,
-              "UPDATE jobs SET state = ?, error = ?, public_inputs = ?, finished_at = ? WHERE id = ? AND state = 'queued'");
+  Statement s(
+      db_,
+      "UPDATE jobs SET state = ?, error = ?, public_inputs = ?, finished_at = ? WHERE id = ? AND state = 'queued'");
   s.bind(1, state).bind(2, error).bind(3, public_inputs).bind(4, now).bind(5, std::int64_t(id));
   s.step();
   const bool finished = sqlite3_changes(db_) == 1;
@@ -227,7 +228,8 @@ std::optional<std::vector<std::uint8_t>> SqliteJobStore::proofs(const StoredJob&
 
 std::vector<StoredJob> SqliteJobStore::expire(std::int64_t cutoff) {
   std::lock_guard lock(mu_);
-  Statement s(db_, std::string("DELETE FROM jobs WHERE state != 'queued' AND finished_at < ? RETURNING ") + JOB_COLUMNS);
+  Statement s(db_,
+              std::string("DELETE FROM jobs WHERE state != 'queued' AND finished_at < ? RETURNING ") + JOB_COLUMNS);
   s.bind(1, cutoff);
   std::vector<StoredJob> gone = read_jobs(s);
   for (const StoredJob& job : gone) remove_quietly(proof_file(job.id));

@@ -27,15 +27,15 @@ struct StoredJob {
   std::uint64_t partitions = 1;
   std::string priority = "normal";
   std::uint64_t seed = 1;
-  std::string idempotency_key;  // empty: none
-  std::string request;          // the canonical request, which a reused key must match
-  std::string witness_format;   // empty: a seeded witness; "wtns", "assignment", "packed"
-  std::string witness_file;     // the spool's name for the upload
-  std::string witness_offsets;  // JSON array: where each partition starts in the upload
-  std::string token;            // the name of the token that submitted it (empty: anonymous)
+  std::string idempotency_key;   // empty: none
+  std::string request;           // the canonical request, which a reused key must match
+  std::string witness_format;    // empty: a seeded witness; "wtns", "assignment", "packed"
+  std::string witness_file;      // the spool's name for the upload
+  std::string witness_offsets;   // JSON array: where each partition starts in the upload
+  std::string token;             // the name of the token that submitted it (empty: anonymous)
   std::string state = "queued";  // queued, done, failed, cancelled
   std::string error;
-  std::string public_inputs;  // JSON, when done
+  std::string public_inputs;                     // JSON, when done
   std::int64_t created_at = 0, finished_at = 0;  // Unix seconds
 };
 

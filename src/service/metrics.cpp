@@ -26,7 +26,9 @@ class Writer {
   void family(const char* name, const char* type, const char* help) {
     out_ << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
   }
-  void sample(const std::string& name_and_labels, std::uint64_t value) { out_ << name_and_labels << ' ' << value << '\n'; }
+  void sample(const std::string& name_and_labels, std::uint64_t value) {
+    out_ << name_and_labels << ' ' << value << '\n';
+  }
   std::string text() const { return out_.str(); }
 
  private:

@@ -137,7 +137,8 @@ std::string read_json_body(const httplib::Request& req, const httplib::ContentRe
   return body;
 }
 
-std::string query_string(const std::multimap<std::string, std::string>& q, const std::string& key, std::string fallback) {
+std::string query_string(const std::multimap<std::string, std::string>& q, const std::string& key,
+                         std::string fallback) {
   const auto [first, last] = q.equal_range(key);
   if (first == last) return fallback;
   if (std::next(first) != last) throw bad_request("'" + key + "' is given twice");
@@ -160,9 +161,8 @@ std::string file_magic(const fs::path& path, std::size_t n) {
 // A name a client may give a circuit: it appears in URLs and file names.
 bool good_circuit_name(const std::string& name) {
   if (name.empty() || name.size() > 200) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-:=,^", c);
-  });
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-:=,^", c); });
 }
 
 // Writes with a function that takes a path (write_params, write_r1cs), durably.
@@ -281,8 +281,9 @@ Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions 
     : engine_(engine),
       factory_(std::move(factory)),
       options_(std::move(options)),
-      spool_(options_.state_dir.empty() ? throw std::invalid_argument("the service needs a state directory (service.state_dir)")
-                                        : options_.state_dir),
+      spool_(options_.state_dir.empty()
+                 ? throw std::invalid_argument("the service needs a state directory (service.state_dir)")
+                 : options_.state_dir),
       store_(options_.open_store ? options_.open_store(spool_)
                                  : std::make_unique<SqliteJobStore>(spool_.database(), spool_.proofs())),
       zkey_lane_(options_.zkey_prove) {}
@@ -290,9 +291,18 @@ Service::Service(engine::Engine& engine, CircuitFactory factory, ServiceOptions 
 Service::~Service() { stop(); }
 
 std::vector<std::string> Service::routes() {
-  return {"POST /v1/circuits",     "GET /v1/circuits",         "GET /v1/circuits/{name}", "PUT /v1/circuits/{name}/files/{kind}", "POST /v1/jobs",
-          "GET /v1/jobs",          "GET /v1/jobs/{id}",        "GET /v1/jobs/{id}/wait",  "GET /v1/jobs/{id}/events", "DELETE /v1/jobs/{id}",
-          "GET /v1/status",        "GET /metrics"};
+  return {"POST /v1/circuits",
+          "GET /v1/circuits",
+          "GET /v1/circuits/{name}",
+          "PUT /v1/circuits/{name}/files/{kind}",
+          "POST /v1/jobs",
+          "GET /v1/jobs",
+          "GET /v1/jobs/{id}",
+          "GET /v1/jobs/{id}/wait",
+          "GET /v1/jobs/{id}/events",
+          "DELETE /v1/jobs/{id}",
+          "GET /v1/status",
+          "GET /metrics"};
 }
 
 Caller Service::authenticate(const std::string& authorization) const {
@@ -325,13 +335,15 @@ fs::path Service::allowed_path(const json& spec, const char* key) const {
   if (text.empty()) throw bad_request(std::string("'") + key + "' (a path on the daemon's machine) is required");
   std::error_code ec;
   const fs::path path = fs::weakly_canonical(fs::absolute(text), ec);
-  if (ec || !fs::is_regular_file(path, ec)) throw bad_request(std::string("'") + key + "': no file " + text + " on the daemon's machine");
+  if (ec || !fs::is_regular_file(path, ec))
+    throw bad_request(std::string("'") + key + "': no file " + text + " on the daemon's machine");
   if (!options_.circuit_roots.empty() &&
       std::none_of(options_.circuit_roots.begin(), options_.circuit_roots.end(), [&](const fs::path& root) {
         std::error_code e;
         return is_under(path, fs::weakly_canonical(root, e));
       }))
-    throw ApiError(403, std::string("'") + key + "': " + text + " is outside the directories this daemon reads circuits from (service.circuit_roots)");
+    throw ApiError(403, std::string("'") + key + "': " + text +
+                            " is outside the directories this daemon reads circuits from (service.circuit_roots)");
   return path;
 }
 
@@ -345,7 +357,8 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_files(const json& 
     if (key != "name" && key != key_field && key != "r1cs")
       throw bad_request("unknown field '" + key + "' (a circuit from files is name, params or zkey, r1cs)");
   const fs::path params = allowed_path(spec, key_field), r1cs_path = allowed_path(spec, "r1cs");
-  return load_checked_files(string_field(spec, "name", params.stem().string()), spec.contains("zkey"), params, r1cs_path);
+  return load_checked_files(string_field(spec, "name", params.stem().string()), spec.contains("zkey"), params,
+                            r1cs_path);
 }
 
 fs::path Service::uploaded_file(const std::string& name, const std::string& kind) const {
@@ -367,12 +380,14 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_uploaded(const jso
   for (const auto& [path, kind] : {std::pair{key, zkey ? "zkey" : "params"}, std::pair{r1cs, "r1cs"}}) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
-      throw bad_request("circuit '" + name + "' has no uploaded " + kind + " file: PUT /v1/circuits/" + name + "/files/" + kind + " first");
+      throw bad_request("circuit '" + name + "' has no uploaded " + kind + " file: PUT /v1/circuits/" + name +
+                        "/files/" + kind + " first");
   }
   return load_checked_files(name, zkey, key, r1cs);
 }
 
-std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std::string name, bool zkey, const fs::path& params,
+std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std::string name, bool zkey,
+                                                                            const fs::path& params,
                                                                             const fs::path& r1cs_path) const {
   ServedCircuit c;
   c.name = std::move(name);
@@ -384,8 +399,9 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std:
       circom::Zkey zkey = circom::read_zkey(params.string());
       if (r1cs.num_wires != zkey.num_vars || r1cs.num_public() != zkey.num_public)
         throw bad_request("the zkey " + params.string() + " (" + std::to_string(zkey.num_vars) + " signals, " +
-                          std::to_string(zkey.num_public) + " public) does not fit the circuit " + r1cs_path.string() + " (" +
-                          std::to_string(r1cs.num_wires) + " wires, " + std::to_string(r1cs.num_public()) + " public)");
+                          std::to_string(zkey.num_public) + " public) does not fit the circuit " + r1cs_path.string() +
+                          " (" + std::to_string(r1cs.num_wires) + " wires, " + std::to_string(r1cs.num_public()) +
+                          " public)");
       c.constraints = r1cs.r1cs.num_constraints;
       c.inputs = r1cs.r1cs.num_inputs;
       c.aux = r1cs.r1cs.num_aux;
@@ -397,16 +413,19 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std:
     const circuit::R1cs r1cs = is_snkr1cs(r1cs_path) ? circuit::map_r1cs(r1cs_path) : read_any_r1cs(r1cs_path);
     const groth16::ParamsSummary summary = groth16::summarize_params_file(params.string());
     if (summary.kind != groth16::ParamsSummary::Kind::Parameters)
-      throw bad_request("'params': " + params.string() + " is a verifying key, not a .params file with the proving key");
+      throw bad_request("'params': " + params.string() +
+                        " is a verifying key, not a .params file with the proving key");
     const auto mismatch = [&](const std::string& what) {
-      return bad_request("the params " + params.string() + " do not fit the circuit " + r1cs_path.string() + ": " + what);
+      return bad_request("the params " + params.string() + " do not fit the circuit " + r1cs_path.string() + ": " +
+                         what);
     };
     if (summary.ic != r1cs.num_inputs)
       throw mismatch(std::to_string(summary.ic) + " IC points for " + std::to_string(r1cs.num_inputs) + " inputs");
     if (summary.l != r1cs.num_aux)
       throw mismatch(std::to_string(summary.l) + " L points for " + std::to_string(r1cs.num_aux) + " aux variables");
     if (summary.h + 1 < r1cs.num_constraints)
-      throw mismatch("a domain of " + std::to_string(summary.h + 1) + " for " + std::to_string(r1cs.num_constraints) + " constraints");
+      throw mismatch("a domain of " + std::to_string(summary.h + 1) + " for " + std::to_string(r1cs.num_constraints) +
+                     " constraints");
     c.vk = groth16::read_params_vk(params.string());
     c.constraints = r1cs.num_constraints;
     c.inputs = r1cs.num_inputs;
@@ -419,8 +438,8 @@ std::pair<ServedCircuit, engine::CircuitLoader> Service::load_checked_files(std:
   return {c, keys_loader(c.name, params, r1cs_path, engine_.config().backend == "cuda")};
 }
 
-json Service::upload_circuit_file(const std::string& name, const std::string& kind, std::optional<std::uint64_t> declared,
-                                  const BodyReader& read, const Caller& caller) {
+json Service::upload_circuit_file(const std::string& name, const std::string& kind,
+                                  std::optional<std::uint64_t> declared, const BodyReader& read, const Caller& caller) {
   if (!caller.admin()) throw ApiError(403, "this token may not upload circuits (service.tokens: admin = true)");
   if (draining_) throw ApiError(503, "the daemon is shutting down");
   if (!good_circuit_name(name)) throw bad_request("a circuit name is 1-200 of A-Z a-z 0-9 . _ - : = , ^");
@@ -428,15 +447,18 @@ json Service::upload_circuit_file(const std::string& name, const std::string& ki
     throw ApiError(404, "no circuit file kind '" + kind + "' (params, r1cs or zkey)");
   const std::uint64_t limit = options_.max_circuit_file_bytes;
   if (declared && *declared > limit)
-    throw ApiError(413, "the file is " + std::to_string(*declared) + " bytes, over this daemon's limit of " + std::to_string(limit) +
-                            " (service.max_circuit_file)");
+    throw ApiError(413, "the file is " + std::to_string(*declared) + " bytes, over this daemon's limit of " +
+                            std::to_string(limit) + " (service.max_circuit_file)");
   // A registered circuit's files are in use (the engine may be reading them).
-  if (circuit(name)) throw ApiError(409, "circuit '" + name + "' is registered: its files cannot change (register another name)");
+  if (circuit(name))
+    throw ApiError(409, "circuit '" + name + "' is registered: its files cannot change (register another name)");
   IncomingFile incoming(spool_.incoming(random_name() + ".part"));
   Sha256 digest;
-  const std::uint64_t bytes = receive_body(incoming, read, limit, [&](const char* data, std::size_t size) { digest.update(data, size); });
+  const std::uint64_t bytes =
+      receive_body(incoming, read, limit, [&](const char* data, std::size_t size) { digest.update(data, size); });
   if (declared && bytes != *declared)
-    throw bad_request("the upload has " + std::to_string(bytes) + " bytes, not the " + std::to_string(*declared) + " it declared");
+    throw bad_request("the upload has " + std::to_string(bytes) + " bytes, not the " + std::to_string(*declared) +
+                      " it declared");
   // What the file alone can be checked for; the rest (each against the other) at registration.
   try {
     if (kind == "params") {
@@ -458,7 +480,8 @@ json Service::upload_circuit_file(const std::string& name, const std::string& ki
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
   // The data synced before the lock (tens of GB may take a while); commit's own sync is then quick.
-  if (::fdatasync(incoming.fd) != 0) throw ApiError(507, std::string("the daemon cannot store the upload: ") + std::strerror(errno));
+  if (::fdatasync(incoming.fd) != 0)
+    throw ApiError(507, std::string("the daemon cannot store the upload: ") + std::strerror(errno));
   std::lock_guard reg(register_mu_);  // not replaced while a registration reads it
   if (circuit(name)) throw ApiError(409, "circuit '" + name + "' was registered meanwhile: its files cannot change");
   incoming.commit(to);
@@ -476,7 +499,8 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const json stored = {{"kind", "uploaded"}, {"body", spec}};
     for (const auto& c : store_->circuits())
       if (c.name == name) {
-        if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
+        if (json::parse(c.spec) != stored)
+          throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
       }
     if (circuit(name)) throw bad_request("circuit name '" + name + "' is taken");
@@ -485,12 +509,13 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     return {{"name", name}, {"created", true}};
   }
   if (spec.contains("params") || spec.contains("zkey")) {
-    const std::string name =
-        string_field(spec, "name", fs::path(string_field(spec, spec.contains("zkey") ? "zkey" : "params", "")).stem().string());
+    const std::string name = string_field(
+        spec, "name", fs::path(string_field(spec, spec.contains("zkey") ? "zkey" : "params", "")).stem().string());
     const json stored = {{"kind", "files"}, {"body", spec}};
     for (const auto& c : store_->circuits())
       if (c.name == name) {
-        if (json::parse(c.spec) != stored) throw bad_request("circuit name '" + name + "' is taken by another registration");
+        if (json::parse(c.spec) != stored)
+          throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
       }
     if (circuit(name)) throw bad_request("circuit name '" + name + "' is taken");
@@ -498,7 +523,8 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     serve_circuit(std::move(c), std::move(loader), stored, true);
     return {{"name", name}, {"created", true}};
   }
-  if (!factory_.name || !factory_.make) throw bad_request("this daemon registers circuits from files only ('params', 'r1cs')");
+  if (!factory_.name || !factory_.make)
+    throw bad_request("this daemon registers circuits from files only ('params', 'r1cs')");
   std::string name;
   try {
     name = factory_.name(spec);
@@ -510,7 +536,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     write_durably(params, [&](const fs::path& p) { groth16::write_params(p.string(), t.keys->pk); });
     write_durably(r1cs, [&](const fs::path& p) { circuit::write_r1cs(p, t.keys->r1cs); });
     // Served from the spool from now on: the engine loads the keys when a job needs them.
-    ServedCircuit c{name, t.keys->pk.vk, t.keys->r1cs.num_constraints, t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux,
+    ServedCircuit c{name,    t.keys->pk.vk, t.keys->r1cs.num_constraints, t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux,
                     nullptr, t.instance};
     // Names within the spool's circuits/, so the state directory may move.
     const json stored = {{"kind", "builtin"},
@@ -528,7 +554,8 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
 
 std::size_t Service::in_flight(const std::string& token) const {
   std::lock_guard lock(mu_);
-  return std::size_t(std::count_if(live_.begin(), live_.end(), [&](const auto& kv) { return kv.second.token == token; }));
+  return std::size_t(
+      std::count_if(live_.begin(), live_.end(), [&](const auto& kv) { return kv.second.token == token; }));
 }
 
 json Service::submit(const std::string& body, const Caller& caller) {
@@ -539,7 +566,8 @@ json Service::submit(const std::string& body, const Caller& caller) {
                         "' (a JSON job is circuit, partitions, priority, seed, idempotency_key and proves a seeded "
                         "witness; to prove your own witness, POST it as the body (application/octet-stream) with "
                         "?circuit=...&format=wtns|assignment|packed)");
-  if (!ready_ || draining_) throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
+  if (!ready_ || draining_)
+    throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
   const std::string name = string_field(req, "circuit", "");
   if (name.empty()) throw bad_request("'circuit' (a registered circuit's name) is required");
   const auto type = circuit(name);
@@ -553,10 +581,12 @@ json Service::submit(const std::string& body, const Caller& caller) {
   if (row.partitions < 1 || row.partitions > MAX_PARTITIONS)
     throw bad_request("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
   row.priority = string_field(req, "priority", "normal");
-  if (!engine::parse_priority(row.priority)) throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
+  if (!engine::parse_priority(row.priority))
+    throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
   row.seed = uint_field(req, "seed", 1);
   row.idempotency_key = string_field(req, "idempotency_key", "");
-  row.request = json{{"circuit", name}, {"partitions", row.partitions}, {"priority", row.priority}, {"seed", row.seed}}.dump();
+  row.request =
+      json{{"circuit", name}, {"partitions", row.partitions}, {"priority", row.priority}, {"seed", row.seed}}.dump();
   return admit(std::move(row), caller);
 }
 
@@ -564,8 +594,10 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
                             const BodyReader& read, const Caller& caller) {
   for (const auto& [key, value] : query)
     if (key != "circuit" && key != "partitions" && key != "priority" && key != "idempotency_key" && key != "format")
-      throw bad_request("unknown parameter '" + key + "' (an upload is circuit, format, partitions, priority, idempotency_key)");
-  if (!ready_ || draining_) throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
+      throw bad_request("unknown parameter '" + key +
+                        "' (an upload is circuit, format, partitions, priority, idempotency_key)");
+  if (!ready_ || draining_)
+    throw ApiError(503, draining_ ? "the daemon is shutting down" : "the daemon is starting (recovering its jobs)");
   StoredJob row;
   row.circuit = query_string(query, "circuit", "");
   if (row.circuit.empty()) throw bad_request("'circuit' (a registered circuit's name) is required");
@@ -581,7 +613,8 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
   if (*format == WitnessFormat::WTNS && row.partitions != 1)
     throw bad_request("a .wtns holds one partition; upload several as 'assignment' or 'packed'");
   row.priority = query_string(query, "priority", "normal");
-  if (!engine::parse_priority(row.priority)) throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
+  if (!engine::parse_priority(row.priority))
+    throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
   row.idempotency_key = query_string(query, "idempotency_key", "");
 
   // Limits before a byte is read.
@@ -593,7 +626,8 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
     throw bad_request("the body has " + std::to_string(*declared) + " bytes; " + std::to_string(row.partitions) +
                       " partition(s) of this circuit's assignment are " + std::to_string(exact) + " bytes");
   if (declared && *declared > limit)
-    throw ApiError(413, "the witness is " + std::to_string(*declared) + " bytes, over this upload's limit of " + std::to_string(limit));
+    throw ApiError(413, "the witness is " + std::to_string(*declared) + " bytes, over this upload's limit of " +
+                            std::to_string(limit));
   if (caller.token && in_flight(caller.name()) >= caller.token->max_jobs_in_flight)
     throw ApiError(429, "token '" + caller.name() + "' has " + std::to_string(caller.token->max_jobs_in_flight) +
                             " jobs in flight, its limit: wait for one to finish");
@@ -621,8 +655,11 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
   }
   row.witness_file = name;
   row.witness_offsets = offsets_json(starts).dump();
-  row.request = json{{"circuit", row.circuit}, {"partitions", row.partitions}, {"priority", row.priority},
-                     {"format", format_name}, {"witness_sha256", digest.hex()}}
+  row.request = json{{"circuit", row.circuit},
+                     {"partitions", row.partitions},
+                     {"priority", row.priority},
+                     {"format", format_name},
+                     {"witness_sha256", digest.hex()}}
                     .dump();
   incoming.commit(spool_.witness(name));
   json answer;
@@ -691,21 +728,24 @@ void Service::run(const StoredJob& row) {
     const WitnessShape shape = shape_of(*type);
     const auto starts = json::parse(row.witness_offsets).get<std::vector<std::uint64_t>>();
     source = [file = spool_.witness(row.witness_file), format = *format, shape, starts, record](std::size_t k,
-                                                                                             groth16::Witness& out) {
+                                                                                                groth16::Witness& out) {
       read_uploaded_partition(file, format, shape, starts, k, out);
       record(k, out.inputs);
     };
     // A packed upload goes to an engine that takes packed witnesses as it is (when it checks
     // no witness): the full 4.2 GB vector of a PoRep partition is never made.
     if (*format == WitnessFormat::PACKED)
-      packed_source = [file = spool_.witness(row.witness_file), shape, starts, record](std::size_t k, groth16::PackedWitness& out) {
+      packed_source = [file = spool_.witness(row.witness_file), shape, starts, record](std::size_t k,
+                                                                                       groth16::PackedWitness& out) {
         read_uploaded_packed_partition(file, shape, starts, k, out);
         record(k, out.inputs);
       };
   }
   const bool on_lane = type->zkey != nullptr;
-  const std::uint64_t id = on_lane ? zkey_lane_.submit({type->zkey, row.partitions, *priority, std::move(source)})
-                                   : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, "", std::move(packed_source)});
+  const std::uint64_t id =
+      on_lane
+          ? zkey_lane_.submit({type->zkey, row.partitions, *priority, std::move(source)})
+          : engine_.submit({row.circuit, std::move(source), row.partitions, *priority, "", std::move(packed_source)});
   {
     std::lock_guard lock(mu_);
     live_[row.id] = LiveJob{id, row.token, row.witness_file, std::move(progress), false, on_lane};
@@ -751,7 +791,9 @@ engine::JobState Service::state_of(const LiveJob& j) const {
 std::size_t Service::proved_of(const LiveJob& j) const {
   return j.on_zkey_lane ? zkey_lane_.partitions_proved(j.engine_id) : engine_.partitions_proved(j.engine_id);
 }
-bool Service::cancel_live(const LiveJob& j) { return j.on_zkey_lane ? zkey_lane_.cancel(j.engine_id) : engine_.cancel(j.engine_id); }
+bool Service::cancel_live(const LiveJob& j) {
+  return j.on_zkey_lane ? zkey_lane_.cancel(j.engine_id) : engine_.cancel(j.engine_id);
+}
 void Service::forget_live(const LiveJob& j) {
   if (j.on_zkey_lane) zkey_lane_.forget(j.engine_id);
   else engine_.forget(j.engine_id);
@@ -776,7 +818,8 @@ void Service::completion_loop() {
         settle(id, l, *result);
       } catch (const std::exception& e) {
         // The job stays queued in the database and runs again at the next start.
-        std::fprintf(stderr, "snarkpipe daemon: job %llu: could not record its result: %s\n", (unsigned long long)id, e.what());
+        std::fprintf(stderr, "snarkpipe daemon: job %llu: could not record its result: %s\n", (unsigned long long)id,
+                     e.what());
       }
       std::lock_guard lock(mu_);
       live_.erase(id);
@@ -811,19 +854,27 @@ void Service::recover(const std::function<void()>& then) {
       try {
         const json spec = json::parse(c.spec);
         if (spec.at("kind") == "files" || spec.at("kind") == "uploaded") {
-          auto [served, loader] = spec.at("kind") == "files" ? load_files(spec.at("body")) : load_uploaded(spec.at("body"));
+          auto [served, loader] =
+              spec.at("kind") == "files" ? load_files(spec.at("body")) : load_uploaded(spec.at("body"));
           serve_circuit(std::move(served), std::move(loader), spec, false);
           continue;
         }
         const fs::path params = spool_.circuits() / spec.at("params").get<std::string>();
         const fs::path r1cs = spool_.circuits() / spec.at("r1cs").get<std::string>();
         const json& shape = spec.at("shape");
-        ServedCircuit served{c.name, groth16::read_params_vk(params.string()), shape.at("constraints"), shape.at("inputs"),
-                             shape.at("aux"), nullptr, nullptr};
+        ServedCircuit served{c.name,
+                             groth16::read_params_vk(params.string()),
+                             shape.at("constraints"),
+                             shape.at("inputs"),
+                             shape.at("aux"),
+                             nullptr,
+                             nullptr};
         if (factory_.instance) served.instance = factory_.instance(spec.at("body"));
-        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs, engine_.config().backend == "cuda"), spec, false);
+        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs, engine_.config().backend == "cuda"), spec,
+                      false);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n", c.name.c_str(), e.what());
+        std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n",
+                     c.name.c_str(), e.what());
       }
     }
     const std::vector<StoredJob> queued = store_->queued();
@@ -920,7 +971,10 @@ json Service::wait(const std::string& id_text, std::chrono::milliseconds timeout
 json Service::jobs(const Caller& caller) const {
   json out = json::array();
   for (const StoredJob& row : store_->list(caller.admin() ? "" : caller.name(), 1000)) {
-    json j = {{"id", row.id}, {"circuit", row.circuit}, {"partitions", row.partitions}, {"state", row.state},
+    json j = {{"id", row.id},
+              {"circuit", row.circuit},
+              {"partitions", row.partitions},
+              {"state", row.state},
               {"created_at", row.created_at}};
     if (!row.error.empty()) j["error"] = row.error;
     out.push_back(std::move(j));
@@ -972,18 +1026,20 @@ json Service::status() const {
   const engine::EngineStats s = engine_.stats();
   json devices = json::array();
   for (const auto& d : s.devices) {
-    devices.push_back({{"index", d.index},
-                       {"name", d.name},
-                       {"in_service", d.in_service},
-                       {"out_of_service_reason", d.out_of_service_reason},
-                       {"workers", d.workers},
-                       // No budget of its own (the CPU): null rather than 2^64-1.
-                       {"memory_budget", d.memory_budget == engine::MemoryBudget::UNLIMITED ? json() : json(d.memory_budget)},
-                       {"memory_peak", d.memory_peak},
-                       {"partitions_proved", d.partitions_proved},
-                       {"failures", d.failures}});
+    devices.push_back(
+        {{"index", d.index},
+         {"name", d.name},
+         {"in_service", d.in_service},
+         {"out_of_service_reason", d.out_of_service_reason},
+         {"workers", d.workers},
+         // No budget of its own (the CPU): null rather than 2^64-1.
+         {"memory_budget", d.memory_budget == engine::MemoryBudget::UNLIMITED ? json() : json(d.memory_budget)},
+         {"memory_peak", d.memory_peak},
+         {"partitions_proved", d.partitions_proved},
+         {"failures", d.failures}});
   }
-  std::map<std::string, std::size_t> counts = {{"queued", 0}, {"running", 0}, {"done", 0}, {"failed", 0}, {"cancelled", 0}};
+  std::map<std::string, std::size_t> counts = {
+      {"queued", 0}, {"running", 0}, {"done", 0}, {"failed", 0}, {"cancelled", 0}};
   for (const auto& [state, n] : store_->count_by_state()) counts[state] = n;
   std::size_t partitions_queued = 0;
   json circuits = json::array();
@@ -1011,7 +1067,8 @@ json Service::status() const {
           {"partitions_queued", partitions_queued},
           {"memory", {{"host_budget", s.host_budget}, {"host_used", s.host_used}, {"host_peak", s.host_peak}}},
           {"buffers", {{"created", s.buffers_created}, {"reused", s.buffers_reused}, {"idle", s.buffers_idle}}},
-          {"packed_witnesses", {{"created", s.packed_created}, {"idle", s.packed_idle}, {"idle_bytes", s.packed_idle_bytes}}},
+          {"packed_witnesses",
+           {{"created", s.packed_created}, {"idle", s.packed_idle}, {"idle_bytes", s.packed_idle_bytes}}},
           {"circuits", circuits}};
 }
 
@@ -1023,19 +1080,22 @@ int Service::start(const std::string& host, int port, std::function<void()> then
       throw std::runtime_error("TLS wants both service.tls_cert and service.tls_key");
     auto tls = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
     if (!tls->is_valid())
-      throw std::runtime_error("TLS: cannot load the certificate " + options_.tls_cert + " and key " + options_.tls_key + " (PEM files)");
+      throw std::runtime_error("TLS: cannot load the certificate " + options_.tls_cert + " and key " +
+                               options_.tls_key + " (PEM files)");
     http = std::move(tls);
   } else {
     http = std::make_unique<httplib::Server>();
   }
   // Uploads are bounded by submit_upload's limits, JSON bodies by read_json_body's.
-  http->set_payload_max_length(std::max<std::uint64_t>({options_.max_upload_bytes, options_.max_circuit_file_bytes, DRAIN_BYTES}));
+  http->set_payload_max_length(
+      std::max<std::uint64_t>({options_.max_upload_bytes, options_.max_circuit_file_bytes, DRAIN_BYTES}));
   http->set_read_timeout(time_t(options_.read_timeout.count()), 0);
   // An idle keep-alive connection holds a thread, and stop() waits for it: 1 s is plenty
   // between a client's calls.
   http->set_keep_alive_timeout(1);
-  const unsigned threads = options_.http_threads ? options_.http_threads
-                                                 : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));
+  const unsigned threads = options_.http_threads
+                               ? options_.http_threads
+                               : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));
   http->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   // httplib's default sets SO_REUSEPORT, which lets a second daemon bind the same port and
   // silently take half the requests. SO_REUSEADDR alone still allows a restart while old
@@ -1046,24 +1106,31 @@ int Service::start(const std::string& host, int port, std::function<void()> then
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     *listening = sock;
   });
-  const auto caller_of = [this](const httplib::Request& req) { return authenticate(req.get_header_value("Authorization")); };
+  const auto caller_of = [this](const httplib::Request& req) {
+    return authenticate(req.get_header_value("Authorization"));
+  };
   const std::size_t json_limit = options_.max_json_bytes;
-  http->Post("/v1/circuits", [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    answer(res, [&] {
-      const Caller c = caller_of(req);
-      return register_circuit(read_json_body(req, reader, json_limit), c);
-    });
-  });
+  http->Post("/v1/circuits",
+             [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+               answer(res, [&] {
+                 const Caller c = caller_of(req);
+                 return register_circuit(read_json_body(req, reader, json_limit), c);
+               });
+             });
   http->Put(R"(/v1/circuits/([^/]+)/files/([^/]+))",
             [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
               answer(res, [&] {
                 std::optional<std::uint64_t> declared;
                 try {
                   const Caller c = caller_of(req);
-                  if (req.has_header("Content-Length")) declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
-                  return upload_circuit_file(req.matches[1], req.matches[2], declared, [&](const std::function<bool(const char*, std::size_t)>& sink) {
-                    return reader([&](const char* d, std::size_t n) { return sink(d, n); });
-                  }, c);
+                  if (req.has_header("Content-Length"))
+                    declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
+                  return upload_circuit_file(
+                      req.matches[1], req.matches[2], declared,
+                      [&](const std::function<bool(const char*, std::size_t)>& sink) {
+                        return reader([&](const char* d, std::size_t n) { return sink(d, n); });
+                      },
+                      c);
                 } catch (...) {
                   res.set_header("Connection", "close");  // the rest of a refused body is not read
                   throw;
@@ -1082,25 +1149,31 @@ int Service::start(const std::string& host, int port, std::function<void()> then
       return json{{"circuits", status()["circuits"]}};
     });
   });
-  http->Post("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-    answer(res, [&] {
-      const Caller c = caller_of(req);
-      if (req.get_header_value("Content-Type").rfind("application/octet-stream", 0) != 0) {
-        if (!req.params.empty()) throw bad_request("a JSON job takes no query parameters (an upload is application/octet-stream)");
-        return submit(read_json_body(req, reader, json_limit), c);
-      }
-      std::optional<std::uint64_t> declared;
-      if (req.has_header("Content-Length")) declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
-      try {
-        return submit_upload(req.params, declared, [&](const std::function<bool(const char*, std::size_t)>& sink) {
-          return reader([&](const char* d, std::size_t n) { return sink(d, n); });
-        }, c);
-      } catch (...) {
-        res.set_header("Connection", "close");  // the rest of a refused body is not read
-        throw;
-      }
-    });
-  });
+  http->Post("/v1/jobs",
+             [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+               answer(res, [&] {
+                 const Caller c = caller_of(req);
+                 if (req.get_header_value("Content-Type").rfind("application/octet-stream", 0) != 0) {
+                   if (!req.params.empty())
+                     throw bad_request("a JSON job takes no query parameters (an upload is application/octet-stream)");
+                   return submit(read_json_body(req, reader, json_limit), c);
+                 }
+                 std::optional<std::uint64_t> declared;
+                 if (req.has_header("Content-Length"))
+                   declared = parse_uint("Content-Length", req.get_header_value("Content-Length"));
+                 try {
+                   return submit_upload(
+                       req.params, declared,
+                       [&](const std::function<bool(const char*, std::size_t)>& sink) {
+                         return reader([&](const char* d, std::size_t n) { return sink(d, n); });
+                       },
+                       c);
+                 } catch (...) {
+                   res.set_header("Connection", "close");  // the rest of a refused body is not read
+                   throw;
+                 }
+               });
+             });
   http->Get("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return jobs(caller_of(req)); });
   });
@@ -1109,7 +1182,8 @@ int Service::start(const std::string& host, int port, std::function<void()> then
       const Caller c = caller_of(req);
       for (const auto& [key, value] : req.params)
         if (key != "timeout_s") throw bad_request("unknown parameter '" + key + "' (wait takes timeout_s)");
-      const std::uint64_t timeout_s = req.has_param("timeout_s") ? parse_uint("timeout_s", req.get_param_value("timeout_s")) : 30;
+      const std::uint64_t timeout_s =
+          req.has_param("timeout_s") ? parse_uint("timeout_s", req.get_param_value("timeout_s")) : 30;
       return wait(req.matches[1], std::chrono::seconds(std::min<std::uint64_t>(timeout_s, 86400)), c);
     });
   });
@@ -1130,32 +1204,36 @@ int Service::start(const std::string& host, int port, std::function<void()> then
     auto last = std::make_shared<std::string>();
     auto ended = std::make_shared<bool>(false);
     res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider("text/event-stream", [this, c, id, last, ended](std::size_t, httplib::DataSink& sink) {
-      if (*ended) {
-        sink.done();
-        return true;
-      }
-      json j;
-      try {
-        j = job(id, c);
-      } catch (const std::exception& e) {
-        j = {{"error", e.what()}};
-      }
-      const std::string state = j.value("state", "");
-      const bool finished = state != "queued" && state != "running";
-      const bool closing = !finished && (stopping_ || draining_);
-      const std::string text = j.dump();
-      if (text != *last || finished || closing) {
-        *last = text;
-        const std::string event =
-            std::string("event: ") + (finished ? "done" : closing ? "closing" : "progress") + "\ndata: " + text + "\n\n";
-        *ended = finished || closing;
-        return sink.write(event.data(), event.size());
-      }
-      std::unique_lock lock(mu_);
-      changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_ || draining_; });
-      return true;
-    });
+    res.set_chunked_content_provider(
+        "text/event-stream", [this, c, id, last, ended](std::size_t, httplib::DataSink& sink) {
+          if (*ended) {
+            sink.done();
+            return true;
+          }
+          json j;
+          try {
+            j = job(id, c);
+          } catch (const std::exception& e) {
+            j = {{"error", e.what()}};
+          }
+          const std::string state = j.value("state", "");
+          const bool finished = state != "queued" && state != "running";
+          const bool closing = !finished && (stopping_ || draining_);
+          const std::string text = j.dump();
+          if (text != *last || finished || closing) {
+            *last = text;
+            const std::string event = std::string("event: ") +
+                                      (finished  ? "done"
+                                       : closing ? "closing"
+                                                 : "progress") +
+                                      "\ndata: " + text + "\n\n";
+            *ended = finished || closing;
+            return sink.write(event.data(), event.size());
+          }
+          std::unique_lock lock(mu_);
+          changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_ || draining_; });
+          return true;
+        });
   });
   http->Get(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return job(req.matches[1], caller_of(req)); });
@@ -1163,9 +1241,8 @@ int Service::start(const std::string& host, int port, std::function<void()> then
   http->Delete(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return cancel(req.matches[1], caller_of(req)); });
   });
-  http->Get("/v1/status", [this](const httplib::Request&, httplib::Response& res) {
-    answer(res, [&] { return status(); });
-  });
+  http->Get("/v1/status",
+            [this](const httplib::Request&, httplib::Response& res) { answer(res, [&] { return status(); }); });
   http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     try {
       res.set_content(metrics_text(), "text/plain; version=0.0.4");

@@ -84,7 +84,7 @@ struct ServedCircuit {
   std::string name;
   groth16::VerifyingKey vk;
   std::uint64_t constraints = 0, inputs = 0, aux = 0;  // inputs: ONE included
-  std::shared_ptr<const circom::ZkeyProver> zkey;     // null: bellperson keys, proved by the engine
+  std::shared_ptr<const circom::ZkeyProver> zkey;      // null: bellperson keys, proved by the engine
   CircuitType::Instance instance;
 };
 
@@ -99,20 +99,20 @@ struct CircuitFactory {
 };
 
 struct ServiceOptions {
-  std::filesystem::path state_dir;  // the database and the spool (spool.hpp); required
-  std::chrono::seconds retention{7 * 24 * 3600};     // finished jobs are deleted this long after
-  std::chrono::seconds shutdown_deadline{60};        // drain(): running jobs get this long
-  std::uint64_t max_upload_bytes = std::uint64_t(64) << 30;  // one witness upload
-  std::uint64_t max_json_bytes = 1 << 20;                    // one JSON body
+  std::filesystem::path state_dir;                                  // the database and the spool (spool.hpp); required
+  std::chrono::seconds retention{7 * 24 * 3600};                    // finished jobs are deleted this long after
+  std::chrono::seconds shutdown_deadline{60};                       // drain(): running jobs get this long
+  std::uint64_t max_upload_bytes = std::uint64_t(64) << 30;         // one witness upload
+  std::uint64_t max_json_bytes = 1 << 20;                           // one JSON body
   std::uint64_t max_circuit_file_bytes = std::uint64_t(128) << 30;  // one uploaded circuit file
-  unsigned http_threads = 0;  // 0: max(256, 8 × cores); long polls hold one each
+  unsigned http_threads = 0;                                        // 0: max(256, 8 × cores); long polls hold one each
   std::chrono::seconds read_timeout{2};
   std::chrono::seconds max_wait{300};  // the longest long poll
   std::vector<AccessToken> tokens;     // empty: no authentication
   // Where POST /v1/circuits may read files by path; empty: anywhere the daemon can read.
   std::vector<std::filesystem::path> circuit_roots;
   std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
-  ZkeyProve zkey_prove;            // how .zkey circuits are proved; empty: on the CPU (zkey_lane.hpp)
+  ZkeyProve zkey_prove;           // how .zkey circuits are proved; empty: on the CPU (zkey_lane.hpp)
   // The job store, given the spool; empty: SQLite in the state directory (one host). A
   // cluster's hosts open PostgreSQL here (cluster/postgres_job_store.hpp).
   std::function<std::unique_ptr<JobStore>(const Spool&)> open_store;
@@ -171,9 +171,9 @@ class Service {
   // PUT /v1/circuits/NAME/files/KIND: the file streamed into the spool (`read`, `declared` as
   // for submit_upload), checked as far as a file alone can be (its kind's layout); the checks
   // against each other come with the registration.
-  nlohmann::json upload_circuit_file(const std::string& name, const std::string& kind, std::optional<std::uint64_t> declared,
-                                     const std::function<bool(const std::function<bool(const char*, std::size_t)>&)>& read,
-                                     const Caller& caller = {});
+  nlohmann::json upload_circuit_file(
+      const std::string& name, const std::string& kind, std::optional<std::uint64_t> declared,
+      const std::function<bool(const std::function<bool(const char*, std::size_t)>&)>& read, const Caller& caller = {});
   nlohmann::json submit(const std::string& body, const Caller& caller = {});
   nlohmann::json job(const std::string& id, const Caller& caller = {}) const;
   nlohmann::json wait(const std::string& id, std::chrono::milliseconds timeout, const Caller& caller = {});
@@ -186,8 +186,9 @@ class Service {
   // the body's bytes as they come (false when the connection broke), `declared` the
   // Content-Length when there was one.
   using BodyReader = std::function<bool(const std::function<bool(const char*, std::size_t)>&)>;
-  nlohmann::json submit_upload(const std::multimap<std::string, std::string>& query, std::optional<std::uint64_t> declared,
-                               const BodyReader& read, const Caller& caller = {});
+  nlohmann::json submit_upload(const std::multimap<std::string, std::string>& query,
+                               std::optional<std::uint64_t> declared, const BodyReader& read,
+                               const Caller& caller = {});
 
  private:
   // Partition k's public inputs, written by the witness source as it fills k, read when the
@@ -220,7 +221,8 @@ class Service {
   std::pair<ServedCircuit, engine::CircuitLoader> load_files(const nlohmann::json& spec) const;
   // The same for files uploaded under the circuit's name ({"name", "uploaded": [...]}).
   std::pair<ServedCircuit, engine::CircuitLoader> load_uploaded(const nlohmann::json& spec) const;
-  std::pair<ServedCircuit, engine::CircuitLoader> load_checked_files(std::string name, bool zkey, const std::filesystem::path& key,
+  std::pair<ServedCircuit, engine::CircuitLoader> load_checked_files(std::string name, bool zkey,
+                                                                     const std::filesystem::path& key,
                                                                      const std::filesystem::path& r1cs) const;
   // Where PUT /v1/circuits/NAME/files/KIND keeps the file.
   std::filesystem::path uploaded_file(const std::string& name, const std::string& kind) const;
@@ -241,8 +243,8 @@ class Service {
   Spool spool_;
   std::unique_ptr<JobStore> store_;
 
-  std::mutex register_mu_;  // one registration (and its setup) at a time
-  mutable std::mutex mu_;   // circuits_, live_
+  std::mutex register_mu_;           // one registration (and its setup) at a time
+  mutable std::mutex mu_;            // circuits_, live_
   std::condition_variable changed_;  // a live job finished, or the service is stopping
   std::map<std::string, std::shared_ptr<const ServedCircuit>> circuits_;
   std::map<std::uint64_t, LiveJob> live_;  // jobs handed to the engine, not settled yet

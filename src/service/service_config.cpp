@@ -47,7 +47,8 @@ AccessToken token_of(const std::string& source, const toml::node& n) {
     else if (key == "admin") token.admin = flag_of(source, v, "tokens.admin");
     else if (key == "max_jobs_in_flight") token.max_jobs_in_flight = count_of(source, v, "tokens.max_jobs_in_flight");
     else if (key == "max_upload") token.max_upload_bytes = engine::parse_bytes(text_of(source, v, "tokens.max_upload"));
-    else fail(source, v, "unknown key 'service.tokens." + key + "' (name, sha256, admin, max_jobs_in_flight, max_upload)");
+    else
+      fail(source, v, "unknown key 'service.tokens." + key + "' (name, sha256, admin, max_jobs_in_flight, max_upload)");
   }
   if (token.name.empty()) fail(source, n, "a token needs a name");
   for (char& c : token.sha256) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -72,7 +73,8 @@ void apply_key(ServiceConfig& c, const std::string& key, const toml::node& v, co
   else if (key == "db") c.db = text_of(source, v, key);
   else if (key == "cluster_host") c.cluster_host = text_of(source, v, key);
   else if (key == "cluster_witness_dir") c.cluster_witness_dir = text_of(source, v, key);
-  else if (key == "cluster_witness_inline_limit") c.cluster_witness_inline_limit = engine::parse_bytes(text_of(source, v, key));
+  else if (key == "cluster_witness_inline_limit")
+    c.cluster_witness_inline_limit = engine::parse_bytes(text_of(source, v, key));
   else if (key == "allow_anonymous") c.allow_anonymous = flag_of(source, v, key);
   else if (key == "tls_cert") o.tls_cert = text_of(source, v, key);
   else if (key == "tls_key") o.tls_key = text_of(source, v, key);
@@ -100,10 +102,13 @@ std::chrono::seconds parse_duration(std::string_view text) {
   long long n = -1;
   try {
     n = std::stoll(t, &used);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   const std::string unit = t.substr(used);
-  const long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
+  const long long scale = unit.empty() || unit == "s" ? 1
+                          : unit == "m"               ? 60
+                          : unit == "h"               ? 3600
+                          : unit == "d"               ? 86400
+                                                      : -1;
   if (n < 0 || scale < 0) throw ConfigError("'" + std::string(text) + "' is not a duration (90, 90s, 15m, 24h, 7d)");
   return std::chrono::seconds(n * scale);
 }
@@ -138,7 +143,8 @@ bool apply_service_override(ServiceConfig& c, std::string_view assignment) {
   constexpr std::string_view prefix = "service.";
   if (assignment.rfind(prefix, 0) != 0) return false;
   const auto eq = assignment.find('=');
-  if (eq == std::string_view::npos) throw ConfigError("--set wants service.KEY=VALUE, not '" + std::string(assignment) + "'");
+  if (eq == std::string_view::npos)
+    throw ConfigError("--set wants service.KEY=VALUE, not '" + std::string(assignment) + "'");
   const std::string key(assignment.substr(prefix.size(), eq - prefix.size()));
   const std::string value(assignment.substr(eq + 1));
   // The value as TOML when it reads as TOML (numbers, booleans, lists), else as a string.

@@ -12,13 +12,13 @@ namespace snarkpipe::service {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";  // loopback unless told otherwise
   std::string max_constraints = "2^27";   // the largest built-in circuit POST /v1/circuits records
-  bool allow_anonymous = false;  // serve a non-loopback address without tokens
-  ServiceOptions options;        // state_dir empty: a temporary directory, removed at exit
+  bool allow_anonymous = false;           // serve a non-loopback address without tokens
+  ServiceOptions options;                 // state_dir empty: a temporary directory, removed at exit
   // The job store: empty or "sqlite" (this host's, in state_dir), or "postgresql://..." (a
   // cluster's, shared by every daemon given the same database).
   std::string db;
-  std::string cluster_host;          // this host's name in the cluster; empty: HOSTNAME:PORT
-  std::string cluster_witness_dir;   // shared by every host: witnesses over the inline limit
+  std::string cluster_host;         // this host's name in the cluster; empty: HOSTNAME:PORT
+  std::string cluster_witness_dir;  // shared by every host: witnesses over the inline limit
   std::uint64_t cluster_witness_inline_limit = 16u << 20;
 };
 

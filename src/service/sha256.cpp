@@ -14,7 +14,8 @@ struct Sha256::Context {
 };
 
 Sha256::Sha256() : ctx_(std::make_unique<Context>()) {
-  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr) != 1) throw std::runtime_error("OpenSSL: SHA-256 unavailable");
+  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("OpenSSL: SHA-256 unavailable");
 }
 
 Sha256::~Sha256() = default;

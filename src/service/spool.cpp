@@ -34,8 +34,9 @@ Spool::Spool(fs::path root) : root_(std::move(root)) {
   for (const char* sub : {"incoming", "witnesses", "proofs", "circuits"}) {
     std::error_code ec;
     fs::create_directories(root_ / sub, ec);
-    if (ec) throw std::runtime_error("cannot create the spool directory " + (root_ / sub).string() + ": " + ec.message() +
-                                     " (service.state_dir must be a writable directory)");
+    if (ec)
+      throw std::runtime_error("cannot create the spool directory " + (root_ / sub).string() + ": " + ec.message() +
+                               " (service.state_dir must be a writable directory)");
   }
 }
 

@@ -47,7 +47,8 @@ ff::Fr value_at(const std::uint8_t* p) { return *ff::Fr::from_bytes_le(std::span
 class File {
  public:
   explicit File(const std::filesystem::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) throw std::runtime_error("cannot open the spooled witness " + path.string() + ": " + std::strerror(errno));
+    if (fd_ < 0)
+      throw std::runtime_error("cannot open the spooled witness " + path.string() + ": " + std::strerror(errno));
   }
   ~File() { ::close(fd_); }
   void read_at(std::uint64_t offset, void* out, std::size_t size) const {
@@ -55,7 +56,8 @@ class File {
     while (size) {
       const ssize_t n = ::pread(fd_, p, size, off_t(offset));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error("the spooled witness " + path_.string() + " is shorter than it was when admitted");
+      if (n <= 0)
+        throw std::runtime_error("the spooled witness " + path_.string() + " is shorter than it was when admitted");
       p += n, offset += std::uint64_t(n), size -= std::size_t(n);
     }
   }
@@ -119,9 +121,12 @@ std::optional<WitnessFormat> parse_witness_format(std::string_view name) {
 
 std::string_view witness_format_name(WitnessFormat f) {
   switch (f) {
-    case WitnessFormat::WTNS: return "wtns";
-    case WitnessFormat::ASSIGNMENT: return "assignment";
-    case WitnessFormat::PACKED: return "packed";
+    case WitnessFormat::WTNS:
+      return "wtns";
+    case WitnessFormat::ASSIGNMENT:
+      return "assignment";
+    case WitnessFormat::PACKED:
+      return "packed";
   }
   return "?";
 }
@@ -133,9 +138,12 @@ std::uint64_t exact_upload_bytes(WitnessFormat f, WitnessShape s, std::uint64_t 
 std::uint64_t max_upload_bytes(WitnessFormat f, WitnessShape s, std::uint64_t partitions) {
   const std::uint64_t words = (s.num_aux + 63) / 64;
   switch (f) {
-    case WitnessFormat::WTNS: return 4096 + (s.num_inputs + s.num_aux) * VALUE_BYTES;  // header + sections
-    case WitnessFormat::ASSIGNMENT: return exact_upload_bytes(f, s, partitions);
-    case WitnessFormat::PACKED: return partitions * ((s.num_inputs + s.num_aux) * VALUE_BYTES + 16 * words);
+    case WitnessFormat::WTNS:
+      return 4096 + (s.num_inputs + s.num_aux) * VALUE_BYTES;  // header + sections
+    case WitnessFormat::ASSIGNMENT:
+      return exact_upload_bytes(f, s, partitions);
+    case WitnessFormat::PACKED:
+      return partitions * ((s.num_inputs + s.num_aux) * VALUE_BYTES + 16 * words);
   }
   return 0;
 }
@@ -149,8 +157,8 @@ UploadChecker::UploadChecker(WitnessFormat format, WitnessShape shape, std::uint
 }
 
 void UploadChecker::fail(const std::string& why) const {
-  throw BadWitness("witness (" + std::string(witness_format_name(format_)) + "), partition " + std::to_string(partition_) +
-                   ", byte " + std::to_string(offset_) + ": " + why);
+  throw BadWitness("witness (" + std::string(witness_format_name(format_)) + "), partition " +
+                   std::to_string(partition_) + ", byte " + std::to_string(offset_) + ": " + why);
 }
 
 void UploadChecker::next_part() {
@@ -184,7 +192,8 @@ void UploadChecker::next_part() {
       part_ = Part::INPUTS;
       part_size_ = shape_.num_inputs;
       break;
-    case Part::DONE: break;
+    case Part::DONE:
+      break;
   }
   if (part_size_ == 0 && part_ != Part::DONE) next_part();
 }
@@ -212,7 +221,8 @@ void UploadChecker::item(const std::uint8_t* p) {
       }
       break;
     }
-    case Part::DONE: break;
+    case Part::DONE:
+      break;
   }
 }
 
@@ -238,10 +248,10 @@ void UploadChecker::feed(const std::uint8_t* data, std::size_t size) {
 
 std::vector<std::uint64_t> UploadChecker::finish() const {
   if (part_ != Part::DONE)
-    throw BadWitness("witness (" + std::string(witness_format_name(format_)) + ") ends early: " + std::to_string(offset_ + carried_) +
-                     " bytes, in partition " + std::to_string(partition_) + " of " + std::to_string(partitions_) +
-                     " (each needs " + std::to_string(shape_.num_inputs) + " inputs and " + std::to_string(shape_.num_aux) +
-                     " aux values)");
+    throw BadWitness("witness (" + std::string(witness_format_name(format_)) + ") ends early: " +
+                     std::to_string(offset_ + carried_) + " bytes, in partition " + std::to_string(partition_) +
+                     " of " + std::to_string(partitions_) + " (each needs " + std::to_string(shape_.num_inputs) +
+                     " inputs and " + std::to_string(shape_.num_aux) + " aux values)");
   return starts_;
 }
 
@@ -284,7 +294,8 @@ void read_uploaded_partition(const std::filesystem::path& file, WitnessFormat fo
 }
 
 void read_uploaded_packed_partition(const std::filesystem::path& file, WitnessShape shape,
-                                    const std::vector<std::uint64_t>& starts, std::size_t k, groth16::PackedWitness& out) {
+                                    const std::vector<std::uint64_t>& starts, std::size_t k,
+                                    groth16::PackedWitness& out) {
   if (k >= starts.size()) throw std::runtime_error("the spooled witness has no partition " + std::to_string(k));
   const File f(file);
   out.inputs.clear();

@@ -71,7 +71,7 @@ class UploadChecker {
   std::uint64_t words_;  // per bitmap
   std::uint64_t partition_ = 0;
   Part part_ = Part::INPUTS;
-  std::uint64_t index_ = 0;     // within the part
+  std::uint64_t index_ = 0;      // within the part
   std::uint64_t part_size_ = 0;  // items in the part
   std::uint64_t general_count_ = 0;
   std::vector<std::uint64_t> general_;  // the partition's general bitmap (packed)
@@ -93,7 +93,8 @@ void read_uploaded_partition(const std::filesystem::path& file, WitnessFormat fo
 // kept witness in a backend's memory): for an engine that takes packed witnesses, no full
 // vector is made.
 void read_uploaded_packed_partition(const std::filesystem::path& file, WitnessShape shape,
-                                    const std::vector<std::uint64_t>& starts, std::size_t k, groth16::PackedWitness& out);
+                                    const std::vector<std::uint64_t>& starts, std::size_t k,
+                                    groth16::PackedWitness& out);
 
 // The packed bytes of one partition (the client side of the packed form).
 std::vector<std::uint8_t> encode_packed(const groth16::Witness& w);

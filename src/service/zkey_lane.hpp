@@ -25,8 +25,8 @@ namespace snarkpipe::service {
 
 // Proves one witness (circom's wire values, ONE first) under `key`, verified, or throws. (A
 // shared key, so a prover may keep it, and its device copy, between calls.)
-using ZkeyProve =
-    std::function<groth16::Proof(const std::shared_ptr<const circom::ZkeyProver>& key, std::span<const ff::Fr> witness)>;
+using ZkeyProve = std::function<groth16::Proof(const std::shared_ptr<const circom::ZkeyProver>& key,
+                                               std::span<const ff::Fr> witness)>;
 
 class ZkeyLane {
  public:
@@ -45,7 +45,7 @@ class ZkeyLane {
 
   std::uint64_t submit(Request request);
   engine::JobState state(std::uint64_t id) const;
-  std::size_t partitions_proved(std::uint64_t id) const;  // 0 for an unknown id
+  std::size_t partitions_proved(std::uint64_t id) const;            // 0 for an unknown id
   std::optional<engine::JobResult> result(std::uint64_t id) const;  // once finished
   bool cancel(std::uint64_t id);  // true when it was queued or running and now is cancelled
   void forget(std::uint64_t id);

@@ -23,7 +23,8 @@ using nlohmann::json;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("snarkpipe-test-" + std::to_string(::getpid()) + "-" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("snarkpipe-test-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 void write_bytes(const std::string& path, const std::vector<std::uint8_t>& b) {
@@ -216,7 +217,8 @@ TEST(SnarkjsJson, ErrorsDescribeValuesWithoutEchoingThem) {
   } catch (const JsonFormatError& e) {
     EXPECT_EQ(std::string(e.what()), "public.json: [0]: an array of 1 value is not a decimal integer below r");
   }
-  json proof = proof_to_json(groth16::Proof{ec::G1Curve::generator(), ec::G2Curve::generator(), ec::G1Curve::generator()});
+  json proof =
+      proof_to_json(groth16::Proof{ec::G1Curve::generator(), ec::G2Curve::generator(), ec::G1Curve::generator()});
   proof["pi_a"][0] = nested;
   try {
     proof_from_json(proof, "proof.json");

@@ -31,7 +31,8 @@ using ff::Fr;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("snarkpipe-convert-" + std::to_string(::getpid()) + "-" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("snarkpipe-convert-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 Fr nonzero(ff::SeededRng& rng) {

@@ -29,7 +29,8 @@ using ff::Fr;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("snarkpipe-zkey-" + std::to_string(::getpid()) + "-" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("snarkpipe-zkey-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 Fr nonzero(ff::SeededRng& rng) {
@@ -151,7 +152,8 @@ TEST(ZkeySetup, ASuppliedMultiplierMakesEveryQueryAndTheSameKey) {
     for (const auto& p : pts) n += !p.is_identity();
     return n;
   };
-  EXPECT_EQ(g1_points, non_identity(own.a) + non_identity(own.b1) + non_identity(own.c) + own.vk.ic.size() + own.h.size());
+  EXPECT_EQ(g1_points,
+            non_identity(own.a) + non_identity(own.b1) + non_identity(own.c) + own.vk.ic.size() + own.h.size());
   EXPECT_EQ(g2_points, non_identity(own.b2));
   EXPECT_EQ(hooked.a, own.a);
   EXPECT_EQ(hooked.b1, own.b1);

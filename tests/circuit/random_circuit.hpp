@@ -41,10 +41,14 @@ class RandomCircuit : public Circuit {
     const auto value = [](Fr v) { return [v] { return v; }; };
     const auto random_coeff = [&]() {
       switch (rng.next_u64() % 4) {
-        case 0: return Fr::one();
-        case 1: return -Fr::one();
-        case 2: return Fr::from_u64(rng.next_u64() % 5);  // sometimes 0
-        default: return Fr::random(rng);
+        case 0:
+          return Fr::one();
+        case 1:
+          return -Fr::one();
+        case 2:
+          return Fr::from_u64(rng.next_u64() % 5);  // sometimes 0
+        default:
+          return Fr::random(rng);
       }
     };
     // A linear combination of pool variables and its value, with duplicates and a term that

@@ -44,10 +44,18 @@ TEST(CoefficientCodes, EncodeDecodeRoundTrip) {
     const std::uint64_t r = rng.next_u64();
     const Fr pow = Fr::from_u64(std::uint64_t(1) << (r % 64));
     switch (r >> 61) {
-      case 0: v[i] = Fr::random(rng); break;
-      case 1: v[i] = -pow; break;
-      case 2: v[i] = Fr::from_u64(r >> 8); break;  // a small non-power (sometimes a power)
-      default: v[i] = (r >> 60) & 1 ? Fr::one() : -Fr::one(); break;
+      case 0:
+        v[i] = Fr::random(rng);
+        break;
+      case 1:
+        v[i] = -pow;
+        break;
+      case 2:
+        v[i] = Fr::from_u64(r >> 8);
+        break;  // a small non-power (sometimes a power)
+      default:
+        v[i] = (r >> 60) & 1 ? Fr::one() : -Fr::one();
+        break;
     }
   }
   for (std::size_t i = 65500; i < 65600; ++i) v[i] = Fr::random(rng);

@@ -29,9 +29,8 @@ R1cs random_r1cs(std::uint64_t seed, int steps) {
 class R1csCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("snarkpipe-r1cs-cache-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("snarkpipe-r1cs-cache-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     seed_ = test_seed("R1csCache");
   }
@@ -96,7 +95,8 @@ TEST_F(R1csCacheTest, DamagedFilesAreReportedAndRecordedAgain) {
     std::function<void()> apply;
   };
   const Damage damages[] = {
-      {"flipped byte", [&] {
+      {"flipped byte",
+       [&] {
          std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
          f.seekg(static_cast<std::streamoff>(size / 2));
          const char b = static_cast<char>(f.get());
@@ -187,10 +187,8 @@ TEST_F(R1csCacheTest, AnUnwritableDirectoryStillGivesTheCircuit) {
 
 TEST_F(R1csCacheTest, DefaultDirFollowsTheEnvironment) {
   const auto set = [](const char* k, const char* v) {
-    if (v)
-      ::setenv(k, v, 1);
-    else
-      ::unsetenv(k);
+    if (v) ::setenv(k, v, 1);
+    else ::unsetenv(k);
   };
   const auto saved = [](const char* k) -> std::optional<std::string> {
     const char* v = std::getenv(k);

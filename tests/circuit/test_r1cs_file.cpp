@@ -259,8 +259,8 @@ TEST_F(R1csFile, HeaderFields) {
   const auto count_changed = [](std::uint64_t off) {
     Bytes b = *good_;
     put_u64(b, off, get_u64(b, off) + 1);
-    const auto l = r1cs_file_layout(get_u64(b, 16), get_u64(b, 24), get_u64(b, 32), get_u64(b, 40),
-                                    get_u64(b, 48), get_u64(b, 56));
+    const auto l = r1cs_file_layout(get_u64(b, 16), get_u64(b, 24), get_u64(b, 32), get_u64(b, 40), get_u64(b, 48),
+                                    get_u64(b, 56));
     if (l->file_size != b.size()) {
       expect_error(b, "file_size", 64);
     } else {
@@ -333,7 +333,7 @@ TEST_F(R1csFile, ContentErrorsNameFieldAndOffset) {
   }
   // Densities: a bit that disagrees with the matrix, a bit past the end.
   for (const auto& density : {std::pair{F::a_aux_density, r.num_aux}, std::pair{F::b_input_density, r.num_inputs},
-                               std::pair{F::b_aux_density, r.num_aux}}) {
+                              std::pair{F::b_aux_density, r.num_aux}}) {
     const auto f = density.first;  // not a structured binding: clang 14 cannot capture those
     const auto bits = density.second;
     const std::string name(field_name(f));

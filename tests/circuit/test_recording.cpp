@@ -191,7 +191,10 @@ TEST(Recording, NeverAsksForValuesAndRejectsUnallocated) {
   RecordingConstraintSystem rec;
   EXPECT_FALSE(rec.needs_values());
   int calls = 0;
-  const ValueFn counting = [&] { ++calls; return Fr::one(); };
+  const ValueFn counting = [&] {
+    ++calls;
+    return Fr::one();
+  };
   const Variable x = rec.alloc("x", counting);
   rec.alloc_input("i", counting);
   rec.enforce("c", x, x, x);

@@ -37,8 +37,7 @@ fs::path temp_path(const std::string& name) {
 // Where two circuits first differ, for a readable failure.
 std::string first_difference(const R1cs& x, const R1cs& y) {
   if (x.num_constraints != y.num_constraints || x.num_aux != y.num_aux) return "counts";
-  const std::array<std::pair<const CsrMatrix*, const CsrMatrix*>, 3> m = {
-      {{&x.a, &y.a}, {&x.b, &y.b}, {&x.c, &y.c}}};
+  const std::array<std::pair<const CsrMatrix*, const CsrMatrix*>, 3> m = {{{&x.a, &y.a}, {&x.b, &y.b}, {&x.c, &y.c}}};
   for (std::size_t i = 0; i < 3; ++i) {
     if (m[i].first->row_ptr != m[i].second->row_ptr) return "row_ptr of matrix " + std::to_string(i);
     if (m[i].first->col != m[i].second->col) return "col of matrix " + std::to_string(i);
@@ -109,11 +108,12 @@ TEST(SyntheticShape, WitnessInChunksEqualsTheWhole) {
   for (std::uint64_t chunk : {std::uint64_t(1), std::uint64_t(150000), std::uint64_t(1) << 40}) {
     std::vector<Fr> inputs(shape.num_inputs), aux;
     std::size_t calls = 0;
-    generate_synthetic_witness_chunks(shape, seed ^ 5, inputs, chunk, [&](std::uint64_t begin, std::span<const Fr> values) {
-      EXPECT_EQ(begin, aux.size());
-      aux.insert(aux.end(), values.begin(), values.end());
-      ++calls;
-    });
+    generate_synthetic_witness_chunks(shape, seed ^ 5, inputs, chunk,
+                                      [&](std::uint64_t begin, std::span<const Fr> values) {
+                                        EXPECT_EQ(begin, aux.size());
+                                        aux.insert(aux.end(), values.begin(), values.end());
+                                        ++calls;
+                                      });
     EXPECT_EQ(inputs, whole.inputs);
     EXPECT_TRUE(aux == whole.aux) << "chunk " << chunk;
     EXPECT_GE(calls, 1u);
@@ -160,7 +160,7 @@ TEST(SyntheticShape, ScaledPoRepIsWellFormedSatisfiableAndOnTarget) {
 // written block by block reads back as exactly that circuit, with the same stats.
 TEST(SyntheticShape, DeterministicAcrossThreadsAndStreamedFileMatches) {
   const std::uint64_t seed = test_seed("SyntheticShape.Deterministic");
-  const SyntheticShape shape = porep_scaled(1.0 / 400, seed);  // ~326K rows: 5 blocks
+  const SyntheticShape shape = porep_scaled(1.0 / 400, seed);                        // ~326K rows: 5 blocks
   const tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 4);  // even on 2 cores
   R1cs one, three;
   SyntheticWitness w1, w3;

@@ -106,7 +106,12 @@ TEST(TestCs, NameRules) {
   EXPECT_EQ(cs.num_inputs(), 1u);
   // The value function is not called for a rejected name.
   bool called = false;
-  EXPECT_THROW(cs.alloc("a", [&] { called = true; return Fr::one(); }), CircuitNameError);
+  EXPECT_THROW(cs.alloc("a",
+                        [&] {
+                          called = true;
+                          return Fr::one();
+                        }),
+               CircuitNameError);
   EXPECT_FALSE(called);
 }
 

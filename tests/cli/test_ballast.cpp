@@ -41,8 +41,9 @@ struct Scripts : ::testing::Test {
 bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
 
 TEST_F(Scripts, HoldsUntilDestroyedWithItsArgument) {
-  const std::string p = script("hold", "echo $$ > " + (dir / "pid").string() +
-                                           "\necho \"ballast: holding 1.00 GiB, $1 GiB free of 2.00\"\nexec sleep 1000");
+  const std::string p =
+      script("hold", "echo $$ > " + (dir / "pid").string() +
+                         "\necho \"ballast: holding 1.00 GiB, $1 GiB free of 2.00\"\nexec sleep 1000");
   pid_t pid = 0;
   {
     Ballast b(p, 3.5);

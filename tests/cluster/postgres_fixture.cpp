@@ -157,8 +157,7 @@ PostgresServer::PostgresServer() {
 PostgresServer::~PostgresServer() {
   try {
     stop();
-  } catch (...) {
-  }
+  } catch (...) {}
   std::error_code ec;
   fs::remove_all(folder_, ec);
 }
@@ -167,10 +166,11 @@ void PostgresServer::start() {
   if (running()) return;
   const fs::path bin = *server_bin_dir();
   // fsync off: a test server need not survive power loss, and the 2-core CI machine is slow.
-  postmaster_ = spawn({(bin / "postgres").string(), "-D", (folder_ / "data").string(), "-p", std::to_string(port_),
-                       "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + (folder_ / "socket").string(),
-                       "-c", "fsync=off", "-c", "max_connections=60"},
-                      folder_, folder_ / "server.log");
+  postmaster_ =
+      spawn({(bin / "postgres").string(), "-D", (folder_ / "data").string(), "-p", std::to_string(port_), "-c",
+             "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + (folder_ / "socket").string(), "-c",
+             "fsync=off", "-c", "max_connections=60"},
+            folder_, folder_ / "server.log");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (PQping(conninfo().c_str()) != PQPING_OK) {
     int status = 0;

@@ -133,7 +133,8 @@ TEST_F(ClusterQueueTest, ConcurrentClaimsFromFourHostsNeverHandOutAPartitionTwic
   for (auto& t : hosts) t.join();
   EXPECT_EQ(static_cast<int>(claimed_by.size()), total);
   for (const auto& [ref, names] : claimed_by)
-    EXPECT_EQ(names.size(), 1u) << "job " << ref.job_id << " partition " << ref.index << " claimed " << names.size() << " times";
+    EXPECT_EQ(names.size(), 1u) << "job " << ref.job_id << " partition " << ref.index << " claimed " << names.size()
+                                << " times";
   EXPECT_EQ(assembled.load(), static_cast<int>(partitions_of.size()));
   for (const auto& [id, n] : partitions_of) {
     const JobRecord job = *submitter->job(id);
@@ -152,7 +153,8 @@ TEST_F(ClusterQueueTest, PrioritiesHoldAcrossHosts) {
   for (int j = 0; j < 12; ++j) {
     const int priority = static_cast<int>(rng.next_u64() % 4);
     auto& submitter = hosts[rng.next_u64() % hosts.size()];
-    priority_of[submitter->submit(job_of(static_cast<std::uint32_t>(1 + rng.next_u64() % 3), priority)).job_id] = priority;
+    priority_of[submitter->submit(job_of(static_cast<std::uint32_t>(1 + rng.next_u64() % 3), priority)).job_id] =
+        priority;
   }
   // Hosts take turns: the order of claims is the cluster's, not one host's.
   std::vector<ClaimedPartition> claims;
@@ -295,7 +297,8 @@ TEST_F(ClusterQueueTest, HostsReconnectAndGoOnWhenTheDatabaseRestartsMidRun) {
   // database holds one proof per partition whatever the count of answers.
   EXPECT_EQ(static_cast<int>(accepted_of.size()), total);
   PgConnection db({conninfo_});
-  EXPECT_EQ(db.execute({"done_partitions", "SELECT count(*) FROM partitions WHERE state = 'done'"}).integer(0, 0), total);
+  EXPECT_EQ(db.execute({"done_partitions", "SELECT count(*) FROM partitions WHERE state = 'done'"}).integer(0, 0),
+            total);
 }
 
 TEST_F(ClusterQueueTest, AHostWithASkewedClockDoesNotStealLiveLeases) {

@@ -34,10 +34,18 @@ class Daemon {
     fs::create_directories(dir);
     log_ = dir / "daemon.log";
     const std::string seed = std::to_string(circuit_seed);
-    std::vector<std::string> args = {SNARKPIPE_BINARY, "serve", "--listen", "127.0.0.1:0", "--state-dir", (dir / "state").string(),
-                                     "--db", db, "--set", "service.cluster_host=" + host, "--backend", "cpu",
-                                     "--set", "synthesis.workers=1", "--set", "finalizer.workers=1",
-                                     "--circuit", "synthetic", "--constraints", "2^10", "--inputs", "2", "--seed", seed};
+    std::vector<std::string> args = {SNARKPIPE_BINARY, "serve",
+                                     "--listen",       "127.0.0.1:0",
+                                     "--state-dir",    (dir / "state").string(),
+                                     "--db",           db,
+                                     "--set",          "service.cluster_host=" + host,
+                                     "--backend",      "cpu",
+                                     "--set",          "synthesis.workers=1",
+                                     "--set",          "finalizer.workers=1",
+                                     "--circuit",      "synthetic",
+                                     "--constraints",  "2^10",
+                                     "--inputs",       "2",
+                                     "--seed",         seed};
     pid_ = ::fork();
     if (pid_ == 0) {
       const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -78,7 +86,9 @@ class Daemon {
   json request(const std::string& method, const std::string& path, const std::string& body = "") const {
     httplib::Client c("127.0.0.1", port_);
     c.set_read_timeout(std::chrono::seconds(120));
-    const auto r = method == "GET" ? c.Get(path) : method == "DELETE" ? c.Delete(path) : c.Post(path, body, "application/json");
+    const auto r = method == "GET"      ? c.Get(path)
+                   : method == "DELETE" ? c.Delete(path)
+                                        : c.Post(path, body, "application/json");
     if (!r) throw std::runtime_error(method + " " + path + ": no answer");
     json j = json::parse(r->body);
     j["http_status"] = r->status;
@@ -124,7 +134,8 @@ TEST_F(Cluster, AJobSubmittedToOneHostIsServedByAnotherWithItsProofs) {
   ASSERT_EQ(circuits.at("circuits").size(), 1u) << circuits.dump();
   const std::string circuit = circuits.at("circuits")[0];
 
-  const json submitted = a.request("POST", "/v1/jobs", json{{"circuit", circuit}, {"partitions", 2}, {"seed", seed}}.dump());
+  const json submitted =
+      a.request("POST", "/v1/jobs", json{{"circuit", circuit}, {"partitions", 2}, {"seed", seed}}.dump());
   ASSERT_EQ(submitted.at("http_status"), 200) << submitted.dump();
   const std::string id = std::to_string(submitted.at("id").get<std::int64_t>());
   const json done = a.request("GET", "/v1/jobs/" + id + "/wait?timeout_s=120");
@@ -148,7 +159,8 @@ TEST_F(Cluster, OneIdempotencyKeyNamesOneJobAcrossHosts) {
   const Daemon& b = start("host-b", seed);
   const std::string circuit = a.request("GET", "/v1/circuits").at("circuits")[0];
   const std::string key = "sector-" + std::to_string(seed);
-  const std::string body = json{{"circuit", circuit}, {"partitions", 1}, {"seed", seed}, {"idempotency_key", key}}.dump();
+  const std::string body =
+      json{{"circuit", circuit}, {"partitions", 1}, {"seed", seed}, {"idempotency_key", key}}.dump();
   const json first = a.request("POST", "/v1/jobs", body);
   const json again = b.request("POST", "/v1/jobs", body);
   ASSERT_EQ(first.at("http_status"), 200) << first.dump();
@@ -157,7 +169,9 @@ TEST_F(Cluster, OneIdempotencyKeyNamesOneJobAcrossHosts) {
   EXPECT_FALSE(again.at("created").get<bool>());
   EXPECT_EQ(first.at("id"), again.at("id"));
   // The key with another request is refused on the other host too.
-  const json other = b.request("POST", "/v1/jobs", json{{"circuit", circuit}, {"partitions", 2}, {"seed", seed}, {"idempotency_key", key}}.dump());
+  const json other =
+      b.request("POST", "/v1/jobs",
+                json{{"circuit", circuit}, {"partitions", 2}, {"seed", seed}, {"idempotency_key", key}}.dump());
   EXPECT_EQ(other.at("http_status"), 400) << other.dump();
 }
 

@@ -28,8 +28,8 @@ TEST(ClusterStatusCommand, PrintsHostsLeasesAndQueueDepth) {
   ff::SeededRng rng(test_seed("ClusterStatusCommand"));
   PostgresServer server;
   const std::string conninfo = server.create_database();
-  const std::string database = conninfo.substr(conninfo.find("dbname=") + 7, conninfo.find(' ', conninfo.find("dbname=")) -
-                                                                                 conninfo.find("dbname=") - 7);
+  const std::string database = conninfo.substr(
+      conninfo.find("dbname=") + 7, conninfo.find(' ', conninfo.find("dbname=")) - conninfo.find("dbname=") - 7);
   // Before any host started: no schema, said plainly, exit status 1.
   auto [empty_rc, empty_out] = run(std::string(SNARKPIPE_BINARY) + " cluster status --db " + server.uri(database));
   EXPECT_EQ(empty_rc, 1) << empty_out;

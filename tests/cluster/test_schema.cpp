@@ -22,12 +22,14 @@ TEST_F(SchemaTest, FirstStartAppliesEveryMigrationAndTheSecondNothing) {
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i], schema_migrations()[i].version);
   EXPECT_EQ(schema_version(db), latest_schema_version());
   for (const char* table : {"hosts", "jobs", "partitions", "schema_version"})
-    EXPECT_TRUE(db.execute({"table_exists", "SELECT to_regclass($1) IS NOT NULL"}, {PgParam::text(table)}).boolean(0, 0))
+    EXPECT_TRUE(
+        db.execute({"table_exists", "SELECT to_regclass($1) IS NOT NULL"}, {PgParam::text(table)}).boolean(0, 0))
         << table;
   for (const char* index : {"jobs_claim_order", "partitions_open", "partitions_by_holder", "partitions_by_lease"})
-    EXPECT_EQ(db.execute({"index_exists", "SELECT count(*) FROM pg_indexes WHERE indexname = $1"}, {PgParam::text(index)})
-                  .integer(0, 0),
-              1)
+    EXPECT_EQ(
+        db.execute({"index_exists", "SELECT count(*) FROM pg_indexes WHERE indexname = $1"}, {PgParam::text(index)})
+            .integer(0, 0),
+        1)
         << index;
   // The idempotency key is unique across the cluster: the database says so, not the hosts.
   EXPECT_EQ(db.execute({"unique_key", R"sql(SELECT count(*) FROM pg_indexes

@@ -15,14 +15,30 @@ __global__ void field_kernel(FieldOp op, const D* a, const D* b, D* out, std::si
   const D x = a[i], y = b[i];
   D r;
   switch (op) {
-    case FieldOp::Add: r = x + y; break;
-    case FieldOp::Sub: r = x - y; break;
-    case FieldOp::Neg: r = -x; break;
-    case FieldOp::Mul: r = x * y; break;
-    case FieldOp::Sqr: r = x.sqr(); break;
-    case FieldOp::Dbl: r = x.dbl(); break;
-    case FieldOp::MulSub: r = D::mul_sub(x, y, a[(i + 1) % n], b[(i + 1) % n]); break;
-    default: r = x; break;
+    case FieldOp::Add:
+      r = x + y;
+      break;
+    case FieldOp::Sub:
+      r = x - y;
+      break;
+    case FieldOp::Neg:
+      r = -x;
+      break;
+    case FieldOp::Mul:
+      r = x * y;
+      break;
+    case FieldOp::Sqr:
+      r = x.sqr();
+      break;
+    case FieldOp::Dbl:
+      r = x.dbl();
+      break;
+    case FieldOp::MulSub:
+      r = D::mul_sub(x, y, a[(i + 1) % n], b[(i + 1) % n]);
+      break;
+    default:
+      r = x;
+      break;
   }
   out[i] = r;
 }
@@ -43,16 +59,22 @@ __global__ void unary_kernel(FieldOp op, const D* a, D* out, std::size_t n) {
 }
 
 template <class F>
-__global__ void point_kernel(PointOp op, const xyzz_t<F>* a, const xyzz_t<F>* b, const affine_t<F>* q,
-                             xyzz_t<F>* out, std::size_t n) {
+__global__ void point_kernel(PointOp op, const xyzz_t<F>* a, const xyzz_t<F>* b, const affine_t<F>* q, xyzz_t<F>* out,
+                             std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const xyzz_t<F> p = xyzz_t<F>::load(&a[i]);
   xyzz_t<F> r;
   switch (op) {
-    case PointOp::Add: r = p + xyzz_t<F>::load(&b[i]); break;
-    case PointOp::Dbl: r = p.dbl(); break;
-    case PointOp::AddAffine: r = p.add_affine(affine_t<F>::load(&q[i])); break;
+    case PointOp::Add:
+      r = p + xyzz_t<F>::load(&b[i]);
+      break;
+    case PointOp::Dbl:
+      r = p.dbl();
+      break;
+    case PointOp::AddAffine:
+      r = p.add_affine(affine_t<F>::load(&q[i]));
+      break;
   }
   r.store(&out[i]);
 }
@@ -118,17 +140,17 @@ std::vector<ec::XYZZ<C>> point_op(PointOp op, std::span<const ec::XYZZ<C>> a, st
   return on_device<ec::XYZZ<C>>(
       a.size(),
       [&](void** p, void* out, unsigned blocks) {
-        point_kernel<F><<<blocks, 128>>>(op, (const xyzz_t<F>*)p[0], (const xyzz_t<F>*)p[1],
-                                         (const affine_t<F>*)p[2], (xyzz_t<F>*)out, a.size());
+        point_kernel<F><<<blocks, 128>>>(op, (const xyzz_t<F>*)p[0], (const xyzz_t<F>*)p[1], (const affine_t<F>*)p[2],
+                                         (xyzz_t<F>*)out, a.size());
       },
       a, b, q);
 }
 
 template std::vector<ec::XYZZ<ec::G1Curve>> point_op<ec::G1Curve>(PointOp, std::span<const ec::XYZZ<ec::G1Curve>>,
-                                                                 std::span<const ec::XYZZ<ec::G1Curve>>,
-                                                                 std::span<const ec::Affine<ec::G1Curve>>);
+                                                                  std::span<const ec::XYZZ<ec::G1Curve>>,
+                                                                  std::span<const ec::Affine<ec::G1Curve>>);
 template std::vector<ec::XYZZ<ec::G2Curve>> point_op<ec::G2Curve>(PointOp, std::span<const ec::XYZZ<ec::G2Curve>>,
-                                                                 std::span<const ec::XYZZ<ec::G2Curve>>,
-                                                                 std::span<const ec::Affine<ec::G2Curve>>);
+                                                                  std::span<const ec::XYZZ<ec::G2Curve>>,
+                                                                  std::span<const ec::Affine<ec::G2Curve>>);
 
 }  // namespace snarkpipe::cuda::testing

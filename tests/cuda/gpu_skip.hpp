@@ -6,8 +6,8 @@
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
 
-#define SNARKPIPE_REQUIRE_GPU()                                                                      \
-  do {                                                                                               \
-    if (::snarkpipe::cuda::usable_device_count() == 0)                                               \
-      GTEST_SKIP() << "no CUDA device: " << ::snarkpipe::cuda::why_no_devices();                     \
+#define SNARKPIPE_REQUIRE_GPU()                                                  \
+  do {                                                                           \
+    if (::snarkpipe::cuda::usable_device_count() == 0)                           \
+      GTEST_SKIP() << "no CUDA device: " << ::snarkpipe::cuda::why_no_devices(); \
   } while (0)

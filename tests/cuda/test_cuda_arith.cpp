@@ -112,10 +112,9 @@ TEST(CudaArith, FrMatchesCpu) {
   check_field<Fr>("cuda_arith_fr", [](FieldOp op, const std::vector<Fr>& a, const std::vector<Fr>& b) {
     return cuda::testing::fr_op(op, a, b);
   });
-  check_prime_field_extras<Fr>("cuda_arith_fr_extras",
-                               [](FieldOp op, const std::vector<Fr>& a, const std::vector<Fr>& b) {
-                                 return cuda::testing::fr_op(op, a, b);
-                               });
+  check_prime_field_extras<Fr>(
+      "cuda_arith_fr_extras",
+      [](FieldOp op, const std::vector<Fr>& a, const std::vector<Fr>& b) { return cuda::testing::fr_op(op, a, b); });
 }
 
 TEST(CudaArith, FpMatchesCpu) {
@@ -123,10 +122,9 @@ TEST(CudaArith, FpMatchesCpu) {
   check_field<Fp>("cuda_arith_fp", [](FieldOp op, const std::vector<Fp>& a, const std::vector<Fp>& b) {
     return cuda::testing::fp_op(op, a, b);
   });
-  check_prime_field_extras<Fp>("cuda_arith_fp_extras",
-                               [](FieldOp op, const std::vector<Fp>& a, const std::vector<Fp>& b) {
-                                 return cuda::testing::fp_op(op, a, b);
-                               });
+  check_prime_field_extras<Fp>(
+      "cuda_arith_fp_extras",
+      [](FieldOp op, const std::vector<Fp>& a, const std::vector<Fp>& b) { return cuda::testing::fp_op(op, a, b); });
 }
 
 TEST(CudaArith, Fp2MatchesCpu) {
@@ -154,10 +152,8 @@ template <class C>
 ec::XYZZ<C> rescaled(const ec::Affine<C>& p, const ff::Fp& l0, const ff::Fp& l1) {
   using F = typename C::F;
   F lambda;
-  if constexpr (std::is_same_v<F, Fp>)
-    lambda = l0;
-  else
-    lambda = F{l0, l1};
+  if constexpr (std::is_same_v<F, Fp>) lambda = l0;
+  else lambda = F{l0, l1};
   if (p.is_identity()) return ec::XYZZ<C>::identity();
   const F l2 = lambda.square(), l3 = l2 * lambda;
   return {(p.x * l2).reduce(), (p.y * l3).reduce(), l2.reduce(), l3.reduce()};
@@ -179,10 +175,17 @@ PointCase<C> point_cases(SeededRng& rng, std::size_t n) {
     const auto& pa = pts[2 * i];
     auto pb = pts[2 * i + 1];
     switch (i % 8) {
-      case 1: pb = pa; break;                           // doubling inside the addition
-      case 2: pb = -pa; break;                          // P + (-P)
-      case 3: pb = ec::Affine<C>::identity(); break;    // P + 0
-      default: break;
+      case 1:
+        pb = pa;
+        break;  // doubling inside the addition
+      case 2:
+        pb = -pa;
+        break;  // P + (-P)
+      case 3:
+        pb = ec::Affine<C>::identity();
+        break;  // P + 0
+      default:
+        break;
     }
     const auto pa_or_0 = i % 8 == 4 ? ec::Affine<C>::identity() : pa;  // 0 + Q
     c.a.push_back(rescaled<C>(pa_or_0, Fp::random(rng), Fp::random(rng)));

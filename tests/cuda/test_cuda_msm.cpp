@@ -211,8 +211,9 @@ void offsets_and_indices(const char* name) {
   for (auto i : index) picked.push_back(bases[i]);
   const std::vector<Fr> some(scalars.begin(), scalars.begin() + index.size());
   const cuda::DeviceBuffer d_index = to_device(gpu.pool(), index);
-  EXPECT_EQ(gpu.msm_device(d_scalars.template as<Fr>(), index.size(), {}, d_index.template as<std::uint32_t>()).to_affine(),
-            msm::msm<C>(std::span<const Affine<C>>(picked), std::span<const Fr>(some)).to_affine());
+  EXPECT_EQ(
+      gpu.msm_device(d_scalars.template as<Fr>(), index.size(), {}, d_index.template as<std::uint32_t>()).to_affine(),
+      msm::msm<C>(std::span<const Affine<C>>(picked), std::span<const Fr>(some)).to_affine());
   Jacobian<C> sum = Jacobian<C>::identity();
   for (const auto& p : picked) sum = sum.add_affine(p);
   EXPECT_EQ(gpu.sum_device(d_index.template as<std::uint32_t>(), index.size()).to_affine(), sum.to_affine());
@@ -238,8 +239,7 @@ void batch_and_precomputed(const char* name) {
   const cuda::DeviceBuffer d = to_device(gpu.pool(), all);
   const Fr* d_all = d.template as<Fr>();
   std::vector<Affine<C>> want(K);
-  for (unsigned v = 0; v < K; ++v)
-    want[v] = msm::msm<C>(b, std::span<const Fr>(all).subspan(v * n, n)).to_affine();
+  for (unsigned v = 0; v < K; ++v) want[v] = msm::msm<C>(b, std::span<const Fr>(all).subspan(v * n, n)).to_affine();
   auto check = [&](const std::vector<Jacobian<C>>& got, const std::string& what) {
     ASSERT_EQ(got.size(), K) << what;
     for (unsigned v = 0; v < K; ++v) EXPECT_EQ(got[v].to_affine(), want[v]) << what << ", vector " << v;

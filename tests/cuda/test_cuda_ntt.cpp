@@ -62,7 +62,8 @@ void check_size(cuda::GpuNtt& gpu, SeededRng& rng, unsigned log_n) {
   poly::intt(expect, dom, poly::Order::Natural, poly::Order::Natural);
   poly::coset_ntt(expect, dom, poly::Order::Natural, poly::Order::Natural);
   gpu.coset_from_evaluations(got);
-  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], expect[i]) << "coset_from_evaluations 2^" << log_n << " at " << i;
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], expect[i]) << "coset_from_evaluations 2^" << log_n << " at " << i;
 }
 
 TEST(CudaNtt, MatchesCpuAtEverySmallSize) {

@@ -72,14 +72,15 @@ TEST(CudaProver, EvaluatedAssignmentGivesTheCpuProof) {
     cuda::CudaBackend gpu(opt);
     for (const auto& [constraints, inputs] : std::vector<std::pair<std::size_t, std::size_t>>{
              {3, 1}, {1000, 7}, {(1 << 14) + 5, 11}, {(1 << 16) - 20, 3}}) {
-      SCOPED_TRACE("constraints " + std::to_string(constraints) + (residency == cuda::SrsResidency::host ? " host" : " vram"));
+      SCOPED_TRACE("constraints " + std::to_string(constraints) +
+                   (residency == cuda::SrsResidency::host ? " host" : " vram"));
       const testing::RandomCircuit circuit(constraints, inputs, seed + constraints);
       const circuit::R1cs r1cs = circuit.record();
       const groth16::Witness w = circuit.witness();
       const circuit::Evaluations abc = circuit::evaluate(r1cs, w.inputs, w.aux);
       const groth16::ProvingKey pk = groth16::setup(r1cs);
-      const groth16::EvaluatedAssignment ea{abc.a, abc.b, abc.c, w.inputs, w.aux,
-                                            r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
+      const groth16::EvaluatedAssignment ea{
+          abc.a, abc.b, abc.c, w.inputs, w.aux, r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
       for (int run = 0; run < 2; ++run) {
         const ProverRandomness rs = ProverRandomness::random();
         const groth16::Proof want = cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs);
@@ -98,20 +99,21 @@ TEST(CudaProver, BoundedHFromAnEvaluatedAssignmentGivesTheCpuProof) {
   SNARKPIPE_REQUIRE_GPU();
   groth16::CpuBackend cpu;
   const std::uint64_t seed = ::test_seed("CudaProver.BoundedH");
-  for (const auto& [constraints, inputs] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {3, 1}, {1000, 7}, {(1 << 15) - 20, 3}}) {
+  for (const auto& [constraints, inputs] :
+       std::vector<std::pair<std::size_t, std::size_t>>{{3, 1}, {1000, 7}, {(1 << 15) - 20, 3}}) {
     SCOPED_TRACE("constraints " + std::to_string(constraints));
     const testing::RandomCircuit circuit(constraints, inputs, seed + constraints);
     const circuit::R1cs r1cs = circuit.record();
     const groth16::Witness w = circuit.witness();
     const circuit::Evaluations abc = circuit::evaluate(r1cs, w.inputs, w.aux);
     const groth16::ProvingKey pk = groth16::setup(r1cs);
-    const groth16::EvaluatedAssignment ea{abc.a, abc.b, abc.c, w.inputs, w.aux,
-                                          r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
+    const groth16::EvaluatedAssignment ea{
+        abc.a, abc.b, abc.c, w.inputs, w.aux, r1cs.a_aux_density, r1cs.b_input_density, r1cs.b_aux_density};
     cuda::CudaBackendOptions opt;
     opt.host_piece_points = 1 << 10;
     opt.device_budget =
-        cuda::plan_for_tier(cuda::ProofShape::of(pk, ea), cuda::MemoryTier::bounded_h, opt.host_piece_points).device_bytes;
+        cuda::plan_for_tier(cuda::ProofShape::of(pk, ea), cuda::MemoryTier::bounded_h, opt.host_piece_points)
+            .device_bytes;
     cuda::CudaBackend gpu(opt);
     for (int run = 0; run < 2; ++run) {
       const ProverRandomness rs = ProverRandomness::random();
@@ -154,9 +156,8 @@ TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
                 cpu.finish(pk.vk, cpu.start(pk, r1cs, w), rs).to_bytes());
       EXPECT_EQ(gpu.memory_tier(), int(want.tier)) << gpu.memory_plan();
       EXPECT_EQ(gpu.memory_plan().substr(0, gpu.memory_plan().find(':')), words) << gpu.memory_plan();
-      EXPECT_EQ(gpu.last_phases().concurrent, want.tier == cuda::MemoryTier::resident
-                                                  ? c.concurrent
-                                                                                : want.tail_piece_points > 0);
+      EXPECT_EQ(gpu.last_phases().concurrent,
+                want.tier == cuda::MemoryTier::resident ? c.concurrent : want.tail_piece_points > 0);
     }
     // The packed witness (the engine's) takes the same path.
     groth16::PackedWitness packed;

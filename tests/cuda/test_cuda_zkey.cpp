@@ -68,7 +68,8 @@ circom::Zkey random_zkey(std::uint32_t log_m, std::uint32_t vars, std::uint32_t 
 TEST(CudaZkey, GivesTheCpuProverBytes) {
   SNARKPIPE_REQUIRE_GPU();
   Rng rng(::test_seed("CudaZkey.Bytes"));
-  for (const auto& [log_m, vars, pub] : {std::tuple{6u, 40u, 3u}, std::tuple{12u, 3000u, 1u}, std::tuple{16u, 70001u, 17u}}) {
+  for (const auto& [log_m, vars, pub] :
+       {std::tuple{6u, 40u, 3u}, std::tuple{12u, 3000u, 1u}, std::tuple{16u, 70001u, 17u}}) {
     SCOPED_TRACE("2^" + std::to_string(log_m) + " rows, " + std::to_string(vars) + " signals");
     const circom::ZkeyProver cpu(random_zkey(log_m, vars, pub, rng));
     GpuZkeyProver gpu(cpu);

@@ -139,14 +139,16 @@ TEST(MemoryPlan, BusTrafficFollowsTheTier) {
   EXPECT_EQ(plan_for_tier(s, MemoryTier::resident).bus_bytes_per_partition, z);
   EXPECT_EQ(plan_for_tier(s, MemoryTier::key_streamed).bus_bytes_per_partition, z + s.key_bytes());
   // Tier 3 streams the recorded circuit (its coded matrices) instead of a, b, c.
-  EXPECT_EQ(plan_for_tier(s, MemoryTier::circuit_streamed).bus_bytes_per_partition, z + s.key_bytes() + s.circuit_bytes);
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::circuit_streamed).bus_bytes_per_partition,
+            z + s.key_bytes() + s.circuit_bytes);
   EXPECT_LT(s.circuit_bytes, abc);
   // Smaller pieces, fewer device bytes; the same traffic.
   EXPECT_LT(plan_for_tier(s, MemoryTier::key_streamed, 1 << 20).device_bytes,
             plan_for_tier(s, MemoryTier::key_streamed, 1 << 25).device_bytes);
   // Tier 4: the staged vector crosses back and forth twice more.
   const std::size_t m = s.domain() * 32;
-  EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h).bus_bytes_per_partition, z + s.key_bytes() + s.circuit_bytes + 2 * m);
+  EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h).bus_bytes_per_partition,
+            z + s.key_bytes() + s.circuit_bytes + 2 * m);
   EXPECT_EQ(plan_for_tier(s, MemoryTier::bounded_h, 0, true).bus_bytes_per_partition, z + s.key_bytes() + abc + 2 * m);
   // With a/b/c from the host, z is not on the device during H: less memory.
   EXPECT_LT(plan_for_tier(s, MemoryTier::bounded_h, 1 << 20, true).device_bytes,
@@ -163,8 +165,9 @@ TEST(MemoryPlan, BusTrafficFollowsTheTier) {
   p.available_bytes = 48 * GiB;
   p.device_name = "X";
   const std::string d = p.describe();
-  for (const char* w : {"tier 3 of 4 (circuit streamed)", "of 48.0 GiB free on X", "on the GPU:", "pinned host: proving key",
-                        "pinned host: proving key 44.1 GiB, recorded circuit", "host to GPU per partition"})
+  for (const char* w :
+       {"tier 3 of 4 (circuit streamed)", "of 48.0 GiB free on X", "on the GPU:", "pinned host: proving key",
+        "pinned host: proving key 44.1 GiB, recorded circuit", "host to GPU per partition"})
     EXPECT_NE(d.find(w), std::string::npos) << w << " in\n" << d;
 }
 
@@ -179,8 +182,7 @@ TEST(MemoryPlan, EvaluatedAssignmentsHaveNoCircuitTier) {
   for (std::size_t gib = 8; gib <= 160; gib += 8) {
     try {
       EXPECT_NE(plan_device_memory(request(s, gib)).tier, MemoryTier::circuit_streamed);
-    } catch (const MemoryPlanError&) {
-    }
+    } catch (const MemoryPlanError&) {}
   }
   EXPECT_EQ(plan_device_memory(request(s, 16)).tier, MemoryTier::bounded_h);
 }
@@ -214,10 +216,11 @@ TEST(MemoryPlan, TheGpuTestsCasesCoverEveryPath) {
     EXPECT_EQ(t.plan.tail_piece_points > 0, t.words.find("L/A/B beside the H MSM") != std::string::npos);
     if (!t.concurrent) EXPECT_EQ(t.plan.tail_piece_points, 0u) << t.words;
   }
-  for (const char* w : {"tier 1 of 4 (resident)", "tier 2 of 4 (key streamed)",
-                        "tier 2 of 4 (key streamed, L/A/B beside the H MSM)", "tier 4 of 4 (bounded H, circuit streamed)",
-                        "tier 4 of 4 (bounded H, circuit streamed, L/A/B beside the H MSM)",
-                        "tier 4 of 4 (bounded H, a/b/c from the host)"})
+  for (const char* w :
+       {"tier 1 of 4 (resident)", "tier 2 of 4 (key streamed)", "tier 2 of 4 (key streamed, L/A/B beside the H MSM)",
+        "tier 4 of 4 (bounded H, circuit streamed)",
+        "tier 4 of 4 (bounded H, circuit streamed, L/A/B beside the H MSM)",
+        "tier 4 of 4 (bounded H, a/b/c from the host)"})
     EXPECT_TRUE(ran.count(w)) << w;
   EXPECT_TRUE(ran.count("tier 3 of 4 (circuit streamed)"));
   EXPECT_TRUE(ran.count("tier 3 of 4 (circuit streamed, L/A/B beside the H MSM)"));
@@ -269,7 +272,8 @@ TEST(MemoryPlan, LABMsmsBesideTheHMsmWhereMemoryAllows) {
   }
   // Cards from 24 GiB up run them side by side, with pieces of at least 2^23 points (smaller
   // ones made them slower than after the H MSM, measured at 16 GiB).
-  for (const int gib : {24, 32, 48}) EXPECT_GE(plan_device_memory(request(s, gib)).tail_piece_points, std::size_t(1) << 23) << gib;
+  for (const int gib : {24, 32, 48})
+    EXPECT_GE(plan_device_memory(request(s, gib)).tail_piece_points, std::size_t(1) << 23) << gib;
   // 16 GiB: no room for that beside tier 4's H MSM; the L, A, B MSMs follow it, with the H
   // MSM's pieces at 2^23.
   EXPECT_EQ(plan_device_memory(request(s, 16)).tail_piece_points, 0u);

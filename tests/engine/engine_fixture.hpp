@@ -82,22 +82,24 @@ class ScriptedBackend final : public groth16::ProverBackend {
                             groth16::ProverTimings* t, const groth16::ProverProgress& p) override {
     BackendScript& s = *script_;
     const int now = ++s.inside[device_];
-    for (int m = s.max_inside[device_]; now > m && !s.max_inside[device_].compare_exchange_weak(m, now);) {
-    }
+    for (int m = s.max_inside[device_]; now > m && !s.max_inside[device_].compare_exchange_weak(m, now);) {}
     const int call = s.calls[device_]++;
     struct Leave {
       std::atomic<int>& n;
       ~Leave() { --n; }
     } leave{s.inside[device_]};
     switch (s.fault(device_, call)) {
-      case Fault::THROW: throw std::runtime_error("injected device fault");
-      case Fault::BAD_INPUT: throw groth16::ProverError("injected bad input");
+      case Fault::THROW:
+        throw std::runtime_error("injected device fault");
+      case Fault::BAD_INPUT:
+        throw groth16::ProverError("injected bad input");
       case Fault::WRONG_PARTS: {
         groth16::ProofParts parts = groth16::compute_proof_parts(pk, r1cs, w, t, p);
         parts.h = parts.h + parts.h;  // a flipped bit on the device, say
         return parts;
       }
-      case Fault::NONE: break;
+      case Fault::NONE:
+        break;
     }
     return groth16::compute_proof_parts(pk, r1cs, w, t, p);
   }
@@ -113,7 +115,11 @@ class ScriptedProvider final : public engine::BackendProvider {
  public:
   ScriptedProvider(int n, std::uint64_t memory, engine::MemoryNeeds device_needs, std::shared_ptr<BackendScript> script,
                    bool host_working = true, bool packed = false)
-      : n_(n), memory_(memory), device_needs_(device_needs), script_(std::move(script)), host_working_(host_working),
+      : n_(n),
+        memory_(memory),
+        device_needs_(device_needs),
+        script_(std::move(script)),
+        host_working_(host_working),
         packed_(packed) {}
   bool packed_witnesses() const override { return packed_; }
   std::string kind() const override { return "scripted"; }

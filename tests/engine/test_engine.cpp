@@ -47,8 +47,8 @@ class Harness {
   void start_cpu(EngineConfig config) { start(std::move(config), std::make_shared<CpuBackendProvider>()); }
   void start_scripted(EngineConfig config, int devices = 1, MemoryNeeds device_needs = {}, std::uint64_t memory = 0,
                       bool host_working = true, bool packed = false) {
-    start(std::move(config), std::make_shared<snarkpipe::testing::ScriptedProvider>(devices, memory, device_needs, script,
-                                                                                    host_working, packed));
+    start(std::move(config), std::make_shared<snarkpipe::testing::ScriptedProvider>(devices, memory, device_needs,
+                                                                                    script, host_working, packed));
   }
   ProofRequest request(std::size_t partitions, Priority p = Priority::NORMAL, std::string key = "") const {
     return {"tiny", circuit.source(), partitions, p, std::move(key), {}};
@@ -62,7 +62,8 @@ class Harness {
   }
   bool logged(const std::string& needle) {
     std::lock_guard lock(log_mu);
-    return std::any_of(log.begin(), log.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+    return std::any_of(log.begin(), log.end(),
+                       [&](const std::string& l) { return l.find(needle) != std::string::npos; });
   }
   // Waits until every pooled buffer is back (running partitions of cancelled jobs settle).
   void until_quiet() {
@@ -123,10 +124,8 @@ TEST(Engine, PackedWitnessSourcesProveWithOrWithoutAFullBuffer) {
       };
       h.expect_proved(h.engine->wait(h.engine->submit(r)), 3);
       const EngineStats s = h.engine->stats();
-      if (packed_backend && !check)
-        EXPECT_EQ(s.buffers_created, 0u) << "a full witness buffer was made";
-      else
-        EXPECT_GE(s.buffers_created, 1u);
+      if (packed_backend && !check) EXPECT_EQ(s.buffers_created, 0u) << "a full witness buffer was made";
+      else EXPECT_GE(s.buffers_created, 1u);
 
       ProofRequest bad = h.request(1);
       bad.witness = nullptr;
@@ -175,7 +174,8 @@ TEST(Engine, ProvesJobsAndTheTimelineShowsEveryStage) {
   }
   // The waterfall: one rect per bar, in time order, with the job and partition on each.
   const std::string html = waterfall_html(tl, "test");
-  const std::regex rect(R"re(<rect class="bar (\w+)" data-job="(\d+)" data-partition="(\d+)" data-start="([0-9.]+)")re");
+  const std::regex rect(
+      R"re(<rect class="bar (\w+)" data-job="(\d+)" data-partition="(\d+)" data-start="([0-9.]+)")re");
   std::map<std::string, int> count;
   double last = -1;
   for (auto it = std::sregex_iterator(html.begin(), html.end(), rect); it != std::sregex_iterator(); ++it) {
@@ -212,12 +212,10 @@ TEST(Engine, PriorityOrderAndFifoWithinAPriority) {
   gate.open();
   for (JobId id : {j1, low, normal, critical, normal2, high}) ASSERT_EQ(h.engine->wait(id).state, JobState::DONE);
   const std::vector<std::pair<JobId, std::uint32_t>> expected = {
-      {j1, 0},                             // was running: never preempted
-      {critical, 0}, {critical, 1},        // then by priority
-      {high, 0},
-      {j1, 1}, {normal, 0}, {normal, 1},   // NORMAL: older jobs first, partitions in order
-      {normal2, 0},
-      {low, 0}, {low, 1}};
+      {j1, 0},                                                 // was running: never preempted
+      {critical, 0}, {critical, 1},                            // then by priority
+      {high, 0},     {j1, 1},       {normal, 0}, {normal, 1},  // NORMAL: older jobs first, partitions in order
+      {normal2, 0},  {low, 0},      {low, 1}};
   EXPECT_EQ(synthesis_order(h.engine->timeline()), expected);
 }
 
@@ -320,7 +318,8 @@ TEST(Engine, WitnessErrorsFailOnlyTheirJobOnceWithTheCause) {
   const JobId shortw = h.engine->submit(std::move(short_witness));
   const JobResult r = h.engine->wait(bad);
   EXPECT_EQ(r.state, JobState::FAILED);
-  EXPECT_TRUE(std::regex_search(r.error, std::regex("^partition [12]: witness generation failed: boom [12]$"))) << r.error;
+  EXPECT_TRUE(std::regex_search(r.error, std::regex("^partition [12]: witness generation failed: boom [12]$")))
+      << r.error;
   const JobResult u = h.engine->wait(unsat);
   EXPECT_EQ(u.state, JobState::FAILED);
   EXPECT_NE(u.error.find("does not satisfy constraint"), std::string::npos) << u.error;
@@ -431,9 +430,10 @@ TEST(Engine, AnUnsatisfyingWitnessIsNotTheDevicesFault) {
     const JobResult r = h.engine->wait(h.engine->submit(std::move(bad)));
     EXPECT_EQ(r.state, JobState::FAILED);
     EXPECT_TRUE(r.proofs.empty());
-    EXPECT_TRUE(std::regex_search(r.error, std::regex("^partition 0: the witness does not satisfy constraint [0-9]+ \\(found "
-                                                      "after its proof failed verification on device 0; not the "
-                                                      "device's fault\\)$")))
+    EXPECT_TRUE(
+        std::regex_search(r.error, std::regex("^partition 0: the witness does not satisfy constraint [0-9]+ \\(found "
+                                              "after its proof failed verification on device 0; not the "
+                                              "device's fault\\)$")))
         << r.error;
   }
   h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
@@ -501,7 +501,8 @@ TEST(Engine, MemoryBudgetsAreNeverExceeded) {
     if (e.stage == Stage::SYNTH_START) edges.emplace_back(e.t, +1);
     if (e.stage == Stage::GPU_END) edges.emplace_back(e.t, -1);
   }
-  std::sort(edges.begin(), edges.end(), [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
+  std::sort(edges.begin(), edges.end(),
+            [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
   int in_flight = 0, most = 0;
   for (const auto& [t, d] : edges) most = std::max(most, in_flight += d);
   EXPECT_LE(most, 2);

@@ -65,7 +65,8 @@ device_margin = 1073741824
 }
 
 TEST(EngineConfig, AutoAndMargins) {
-  const EngineConfig c = parse_config("[synthesis]\nworkers = \"auto\"\n[memory]\nbudget = \"auto\"\nmargin = \"4GiB\"\n", machine);
+  const EngineConfig c =
+      parse_config("[synthesis]\nworkers = \"auto\"\n[memory]\nbudget = \"auto\"\nmargin = \"4GiB\"\n", machine);
   EXPECT_EQ(c.synthesis_workers, 8u);
   EXPECT_EQ(c.host_budget, 60 * GiB);
   EXPECT_EQ(parse_config("[memory]\nmargin = \"10GiB\"\n", machine).host_budget, 54 * GiB);
@@ -100,14 +101,17 @@ TEST(EngineConfig, ErrorsNameTheKeyAndLine) {
     return std::string("no error");
   };
   EXPECT_EQ(error("[synthesis]\nworkers = 2\nwrokers = 3\n"), "test.toml:3: unknown key 'synthesis.wrokers'");
-  EXPECT_EQ(error("[gpu]\nworkers_per_device = -1\n"), "test.toml:2: gpu.workers_per_device must be a whole number or \"auto\"");
+  EXPECT_EQ(error("[gpu]\nworkers_per_device = -1\n"),
+            "test.toml:2: gpu.workers_per_device must be a whole number or \"auto\"");
   EXPECT_EQ(error("[gpu]\nworkers_per_device = 0\n"), "test.toml: gpu.workers_per_device must be in 1..64");
   EXPECT_EQ(error("\n[memory]\nbudget = \"lots\"\n"),
             "test.toml:3: memory.budget: bad size 'lots': expected bytes like 4096, 512MiB or 1.5GiB");
-  EXPECT_EQ(error("[gpus]\ndevices = 3\n"), "test.toml:2: gpus.devices must be \"all\" or a list of device numbers like [0, 1]");
+  EXPECT_EQ(error("[gpus]\ndevices = 3\n"),
+            "test.toml:2: gpus.devices must be \"all\" or a list of device numbers like [0, 1]");
   EXPECT_EQ(error("[sythesis]\n"), "test.toml:1: unknown section or key 'sythesis'");
   EXPECT_NE(error("[synthesis\n").find("test.toml:1:"), std::string::npos);
-  EXPECT_EQ(error("[memory]\nmargin = \"64GiB\"\n"), "test.toml:2: memory.margin (64.00 GiB) leaves nothing of 64.00 GiB");
+  EXPECT_EQ(error("[memory]\nmargin = \"64GiB\"\n"),
+            "test.toml:2: memory.margin (64.00 GiB) leaves nothing of 64.00 GiB");
 }
 
 TEST(EngineConfig, Sizes) {

@@ -119,7 +119,7 @@ TEST(WitnessBufferPool, ReusesChargesAndTrims) {
   EXPECT_EQ(b.used(), 100u * 32);
   EXPECT_EQ(pool.idle(), 1u);
   freed = pool.trim(10 * 32 * 100, 0, 0);  // nothing kept for a partition that needs nothing
-  EXPECT_EQ(freed.size(), 0u);              // (the smallest fitting buffer is kept)
+  EXPECT_EQ(freed.size(), 0u);             // (the smallest fitting buffer is kept)
   freed = pool.trim(10 * 32 * 100, 0, 1000);
   EXPECT_EQ(freed.size(), 1u);
   EXPECT_EQ(b.used(), 0u);

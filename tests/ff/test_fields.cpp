@@ -59,7 +59,8 @@ TEST(Fp12, FieldLaws) {
 TEST(Fp, PortableAndSelectedMultiplicationAgree) {
   SeededRng rng(test_seed("Fp.PortableAgree"));
   const Fp pm1 = -Fp::one();
-  std::vector<Fp> edge = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one(), Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
+  std::vector<Fp> edge = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one(),
+                          Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
   for (const Fp& a : edge)
     for (const Fp& b : edge) EXPECT_EQ(a * b, Fp::mul_portable(a, b));
   for (int i = 0; i < 20000; ++i) {
@@ -87,14 +88,21 @@ TEST(Fr, PortableAndSelectedMultiplicationAgree) {
 TEST(Fp, SquareAgainstMultiplication) {
   SeededRng rng(test_seed("Fp.SquareAgainstMul"));
   const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  std::vector<Fp> edge = {Fp::zero(), one, pm1, pm1 - one, one + one, half, half + one, -half,
-                          Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
-                          Fp::from_montgomery({~0ULL, 0, ~0ULL, 0, ~0ULL, 0}),
-                          Fp::from_montgomery({1, 0, 0, 0, 0, 0}),
-                          Fp::from_montgomery({0, 0, 0, 0, 0, 1}),
-                          Fp::from_montgomery(Limbs<6>{FpParams::modulus[0] - 1, FpParams::modulus[1],
-                                                       FpParams::modulus[2], FpParams::modulus[3],
-                                                       FpParams::modulus[4], FpParams::modulus[5]})};
+  std::vector<Fp> edge = {
+      Fp::zero(),
+      one,
+      pm1,
+      pm1 - one,
+      one + one,
+      half,
+      half + one,
+      -half,
+      Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+      Fp::from_montgomery({~0ULL, 0, ~0ULL, 0, ~0ULL, 0}),
+      Fp::from_montgomery({1, 0, 0, 0, 0, 0}),
+      Fp::from_montgomery({0, 0, 0, 0, 0, 1}),
+      Fp::from_montgomery(Limbs<6>{FpParams::modulus[0] - 1, FpParams::modulus[1], FpParams::modulus[2],
+                                   FpParams::modulus[3], FpParams::modulus[4], FpParams::modulus[5]})};
   for (int k = 0; k < 381; ++k) {
     Limbs<6> w{};
     w[k / 64] = u64(1) << (k % 64);
@@ -158,14 +166,22 @@ TEST(Fp2, ProductAgainstReferences) {
     return true;
   };
   const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  const std::vector<Fp> e = {Fp::zero(), one, one + one, pm1, pm1 - one, half, -half,
+  const std::vector<Fp> e = {Fp::zero(),
+                             one,
+                             one + one,
+                             pm1,
+                             pm1 - one,
+                             half,
+                             -half,
                              Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
                              Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
   std::vector<Fp2> edge;
   for (const Fp& x : e)
     for (const Fp& y : e) edge.push_back({x, y});
   for (const Fp2& a : edge)
-    for (const Fp2& b : edge) ASSERT_TRUE(check(a, b)) << a.c0.to_hex() << " " << a.c1.to_hex() << " * " << b.c0.to_hex() << " " << b.c1.to_hex();
+    for (const Fp2& b : edge)
+      ASSERT_TRUE(check(a, b)) << a.c0.to_hex() << " " << a.c1.to_hex() << " * " << b.c0.to_hex() << " "
+                               << b.c1.to_hex();
   for (int i = 0; i < 20000; ++i) {
     const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
     ASSERT_TRUE(check(a, b)) << i;
@@ -202,7 +218,12 @@ TEST(Fp, InlineMultiplicationTakesOperandsBelowTwoP) {
     return compare(out, Fp::BOUND) < 0 && Fp::from_montgomery(out) == Fp::mul_portable(a, b);
   };
   const Fp one = Fp::one(), pm1 = -one;
-  const std::vector<Fp> edge = {Fp::zero(), one, pm1, pm1 - one, one + one, Fp::from_u64(2).inverse(),
+  const std::vector<Fp> edge = {Fp::zero(),
+                                one,
+                                pm1,
+                                pm1 - one,
+                                one + one,
+                                Fp::from_u64(2).inverse(),
                                 Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
                                 Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
   for (const Fp& a : edge)
@@ -226,7 +247,13 @@ TEST(Fp2, SquareAgainstProduct) {
     return Fp2{Fp::mul_portable(a.c0, a.c0) - Fp::mul_portable(a.c1, a.c1), Fp::mul_portable(a.c0, a.c1).dbl()};
   };
   const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  const std::vector<Fp> e = {Fp::zero(), one, one + one, pm1, pm1 - one, half, -half,
+  const std::vector<Fp> e = {Fp::zero(),
+                             one,
+                             one + one,
+                             pm1,
+                             pm1 - one,
+                             half,
+                             -half,
                              Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
                              Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
   for (const Fp& x : e)
@@ -271,19 +298,22 @@ TEST(Fp2, ProductOfUnreducedWords) {
     const Fp t00 = Fp::mul_portable(a.c0, b.c0), t11 = Fp::mul_portable(a.c1, b.c1);
     const Fp t01 = Fp::mul_portable(a.c0, b.c1), t10 = Fp::mul_portable(a.c1, b.c0);
     // The result stays in Fp's stored form: both halves below 2p (no final subtraction).
-    const bool bounded = compare(r.c0.montgomery_redundant(), Fp::BOUND) < 0 &&
-                         compare(r.c1.montgomery_redundant(), Fp::BOUND) < 0;
+    const bool bounded =
+        compare(r.c0.montgomery_redundant(), Fp::BOUND) < 0 && compare(r.c1.montgomery_redundant(), Fp::BOUND) < 0;
     return bounded && r == Fp2{t00 - t11, t01 + t10};
   };
   const Fp one = Fp::one(), pm1 = -one;
-  const std::vector<Fp> e = {Fp::zero(), one, pm1, pm1 - one, Fp::from_u64(2).inverse(),
+  const std::vector<Fp> e = {Fp::zero(),
+                             one,
+                             pm1,
+                             pm1 - one,
+                             Fp::from_u64(2).inverse(),
                              Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
   for (const Fp& a0 : e)
     for (const Fp& a1 : e)
       for (const Fp& b0 : e)
         for (const Fp& b1 : e)
-          for (unsigned l = 0; l < 16; ++l)
-            ASSERT_TRUE(check({a0, a1}, {b0, b1}, l & 3, l >> 2)) << l;
+          for (unsigned l = 0; l < 16; ++l) ASSERT_TRUE(check({a0, a1}, {b0, b1}, l & 3, l >> 2)) << l;
   for (int i = 0; i < 20000; ++i) {
     const Fp2 a = Fp2::random(rng), b = Fp2::random(rng);
     const u64 l = rng.next_u64();
@@ -304,8 +334,7 @@ TEST(Fp6, ProductAgainstReferences) {
   };
   auto schoolbook = [](const Fp6& x, const Fp6& y) {
     return Fp6{x.c0 * y.c0 + (x.c1 * y.c2 + x.c2 * y.c1).mul_by_nonresidue(),
-               x.c0 * y.c1 + x.c1 * y.c0 + (x.c2 * y.c2).mul_by_nonresidue(),
-               x.c0 * y.c2 + x.c1 * y.c1 + x.c2 * y.c0};
+               x.c0 * y.c1 + x.c1 * y.c0 + (x.c2 * y.c2).mul_by_nonresidue(), x.c0 * y.c2 + x.c1 * y.c1 + x.c2 * y.c0};
   };
   const Fp one = Fp::one(), pm1 = -one;
   const std::vector<Fp> e = {Fp::zero(), one, pm1, pm1 - one};
@@ -482,10 +511,8 @@ TEST(FieldBatch, BatchInversion) {
   auto ys = xs;
   batch_invert<Fp>(ys);
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (xs[i].is_zero())
-      EXPECT_TRUE(ys[i].is_zero());
-    else
-      EXPECT_EQ(xs[i] * ys[i], Fp::one());
+    if (xs[i].is_zero()) EXPECT_TRUE(ys[i].is_zero());
+    else EXPECT_EQ(xs[i] * ys[i], Fp::one());
   }
 }
 
@@ -495,9 +522,9 @@ TEST(Fr, DecimalRoundTrip) {
   EXPECT_EQ(Fr::from_u64(1234567890123456789ULL).to_decimal(), "1234567890123456789");
   EXPECT_EQ(Fr::from_u64(10000000000000000000ULL).to_decimal(), "10000000000000000000");
   // r - 1, from REFERENCE.md's hex.
-  EXPECT_EQ((-Fr::one()).to_decimal(),
-            "52435875175126190479447740508185965837690552500527637822603658699938581184512");
-  EXPECT_FALSE(Fr::from_decimal("52435875175126190479447740508185965837690552500527637822603658699938581184513").has_value());
+  EXPECT_EQ((-Fr::one()).to_decimal(), "52435875175126190479447740508185965837690552500527637822603658699938581184512");
+  EXPECT_FALSE(
+      Fr::from_decimal("52435875175126190479447740508185965837690552500527637822603658699938581184513").has_value());
   EXPECT_FALSE(Fr::from_decimal("12a").has_value());
   for (int i = 0; i < 100; ++i) {
     const Fr a = Fr::random(rng);
@@ -633,9 +660,16 @@ TEST(Fp12, CyclotomicSquareFormulaOnArbitraryInputs) {
 TEST(Fp, InverseVartimeAgainstFermat) {
   SeededRng rng(test_seed("Fp.InverseVartime"));
   const Fp pm1 = -Fp::one();
-  std::vector<Fp> xs = {Fp::zero(), Fp::one(), pm1, pm1 - Fp::one(), Fp::from_u64(2), Fp::from_u64(3),
-                        Fp::one().half(), Fp::from_montgomery(from_u64<6>(1)),
-                        Fp::from_montgomery(from_u64<6>(2)), -Fp::from_montgomery(from_u64<6>(1))};
+  std::vector<Fp> xs = {Fp::zero(),
+                        Fp::one(),
+                        pm1,
+                        pm1 - Fp::one(),
+                        Fp::from_u64(2),
+                        Fp::from_u64(3),
+                        Fp::one().half(),
+                        Fp::from_montgomery(from_u64<6>(1)),
+                        Fp::from_montgomery(from_u64<6>(2)),
+                        -Fp::from_montgomery(from_u64<6>(1))};
   // Montgomery words with long runs of zero or one bits (the divsteps skip zeros).
   for (int k = 0; k < 381; k += 7) {
     Limbs<6> w{};
@@ -777,8 +811,8 @@ TEST(Fp, RedundantFormIsInvisible) {
   static_assert(Fp::REDUNDANT && !Fr::REDUNDANT);
   SeededRng rng(test_seed("Fp.Redundant"));
   const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  std::vector<Fp> xs = {Fp::zero(), one, one + one, pm1, pm1 - one, half, half + one,
-                        Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
+  std::vector<Fp> xs = {Fp::zero(), one,  one + one,  pm1,
+                        pm1 - one,  half, half + one, Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0})};
   for (int i = 0; i < 20000; ++i) xs.push_back(Fp::random(rng));
   for (Fp& x : xs) {
     x = x.reduce();
@@ -842,10 +876,22 @@ TEST(Fp, RedundantChainsAgainstPortable) {
     Fp x = Fp::random(rng), ref = x;
     for (int i = 0; i < 20000; ++i) {
       switch ((i * 2654435761u >> 7) % 4) {
-        case 0: x = x * a; ref = Fp::mul_portable(ref, a); break;
-        case 1: x = x.square(); ref = Fp::mul_portable(ref, ref); break;
-        case 2: x = x + b; ref = ref + b; break;
-        default: x = x - a * b; ref = ref - Fp::mul_portable(a, b); break;
+        case 0:
+          x = x * a;
+          ref = Fp::mul_portable(ref, a);
+          break;
+        case 1:
+          x = x.square();
+          ref = Fp::mul_portable(ref, ref);
+          break;
+        case 2:
+          x = x + b;
+          ref = ref + b;
+          break;
+        default:
+          x = x - a * b;
+          ref = ref - Fp::mul_portable(a, b);
+          break;
       }
       ASSERT_TRUE(stored_below_bound(x)) << run << " " << i;
     }

@@ -112,8 +112,8 @@ struct Fixture {
     w = rc.witness();
     abc = circuit::evaluate(r1cs, w.inputs, w.aux);
     pk = groth16::setup(r1cs);
-    dir = std::filesystem::temp_directory_path() / ("snarkpipe-abi-" + std::to_string(seed) + "-" +
-                                                    std::to_string(::getpid()));
+    dir = std::filesystem::temp_directory_path() /
+          ("snarkpipe-abi-" + std::to_string(seed) + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     params = dir / "key.params";
     groth16::write_params(params.string(), pk);

@@ -21,11 +21,14 @@ using namespace snarkpipe::filecoin;
 
 namespace {
 
-PorepId porep_id_of(std::uint64_t registered_id) { return find_registered_seal_proof(std::to_string(registered_id))->porep_id(); }
+PorepId porep_id_of(std::uint64_t registered_id) {
+  return find_registered_seal_proof(std::to_string(registered_id))->porep_id();
+}
 
 std::string cache_name(std::uint64_t nodes, const PorepId& porep_id) {
-  const std::string identifier = "stacked_graph::StackedGraph{expansion_degree: 8 base_graph: drgraph::BucketGraph{size: " +
-                                 std::to_string(nodes) + "; degree: 6; hasher: poseidon_hasher} }";
+  const std::string identifier =
+      "stacked_graph::StackedGraph{expansion_degree: 8 base_graph: drgraph::BucketGraph{size: " +
+      std::to_string(nodes) + "; degree: 6; hasher: poseidon_hasher} }";
   std::vector<std::uint8_t> msg;
   const std::string hasher = "poseidon_hasher";
   msg.insert(msg.end(), hasher.begin(), hasher.end());

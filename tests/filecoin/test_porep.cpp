@@ -241,7 +241,7 @@ TEST(Challenges, SyntheticKnownAnswer) {
   replica[0] = 55;
   comm_r[0] = 101;
   const std::uint64_t nodes = 1 << 10, count = 21;
-  const std::uint32_t synth[21] = {178, 297, 869, 211, 875, 477, 94, 781, 124, 332, 856,
+  const std::uint32_t synth[21] = {178, 297, 869, 211, 875, 477, 94,  781, 124, 332, 856,
                                    801, 176, 692, 429, 691, 290, 204, 986, 210, 973};
   for (std::uint64_t i = 0; i < count; ++i) EXPECT_EQ(synthetic_challenge(nodes, replica, comm_r, i), synth[i]) << i;
   const std::vector<std::uint64_t> idx = synthetic_challenge_indexes(replica, filled(1), count, 10, 0);
@@ -277,18 +277,20 @@ TEST(ReplicaId, LayoutAndTruncation) {
 
 TEST(Commitments, TextForms) {
   const SealInputs& in = polka().record.inputs;
-  EXPECT_EQ(parse_commitment("0x4afb35f82a95a10187a913bc14520d9a1d173328265b301b5dcf440ef2583950", CommitmentKind::Sealed,
-                             "comm_r"),
+  EXPECT_EQ(parse_commitment("0x4afb35f82a95a10187a913bc14520d9a1d173328265b301b5dcf440ef2583950",
+                             CommitmentKind::Sealed, "comm_r"),
             in.comm_r);
   // The CIDs polka-storage's 1 GiB test gives (CIDv1, fil-commitment-sealed / -unsealed).
   const Bytes32 r = parse_commitment("bagboea4b5abcbb7hcuvmqzykjtr6scxbs6el7v3a6o2suh7i2lviydha6xztfgii",
                                      CommitmentKind::Sealed, "comm_r");
   EXPECT_EQ(to_hex(r), "87e7152ac8670a4ce3e90ae19788bfd760f3b52a1fe8d2ea8c0ce0f5f3329908");
-  EXPECT_EQ(commitment_cid(r, CommitmentKind::Sealed), "bagboea4b5abcbb7hcuvmqzykjtr6scxbs6el7v3a6o2suh7i2lviydha6xztfgii");
+  EXPECT_EQ(commitment_cid(r, CommitmentKind::Sealed),
+            "bagboea4b5abcbb7hcuvmqzykjtr6scxbs6el7v3a6o2suh7i2lviydha6xztfgii");
   const Bytes32 d = parse_commitment("baga6ea4seaqcjdzgezdmdynwaoursai6zwafbxjmz7k4r3fnwwioizcwbq3zwki",
                                      CommitmentKind::Unsealed, "comm_d");
   EXPECT_EQ(to_hex(d), "248f262646c1e1b603a919011ecd8050dd2ccfd5c8ecadb590e464560c379b29");
-  EXPECT_EQ(commitment_cid(d, CommitmentKind::Unsealed), "baga6ea4seaqcjdzgezdmdynwaoursai6zwafbxjmz7k4r3fnwwioizcwbq3zwki");
+  EXPECT_EQ(commitment_cid(d, CommitmentKind::Unsealed),
+            "baga6ea4seaqcjdzgezdmdynwaoursai6zwafbxjmz7k4r3fnwwioizcwbq3zwki");
   EXPECT_THROW(parse_commitment("baga6ea4seaqcjdzgezdmdynwaoursai6zwafbxjmz7k4r3fnwwioizcwbq3zwki",
                                 CommitmentKind::Sealed, "comm_r"),
                SealInputError);

@@ -84,15 +84,21 @@ struct Owned {
 
 std::size_t size_choice(FuzzedDataProvider& in, std::size_t valid) {
   switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0: return valid;
-    case 1: return valid ? valid - 1 : 0;
-    case 2: return valid + 1;
-    default: return in.ConsumeIntegralInRange<std::size_t>(0, 2 * valid + 70);
+    case 0:
+      return valid;
+    case 1:
+      return valid ? valid - 1 : 0;
+    case 2:
+      return valid + 1;
+    default:
+      return in.ConsumeIntegralInRange<std::size_t>(0, 2 * valid + 70);
   }
 }
 
 template <class T>
-void fit(std::vector<T>& v, std::size_t n) { v.resize(n); }
+void fit(std::vector<T>& v, std::size_t n) {
+  v.resize(n);
+}
 
 fr_t raw_fr(FuzzedDataProvider& in) {
   fr_t f{};
@@ -145,7 +151,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::vector<fr_t>* values[] = {&o.a, &o.b, &o.c, &o.inputs, &o.aux};
       if (which < 3) {
         auto& w = *words[which];
-        if (!w.empty()) w[in.ConsumeIntegralInRange<std::size_t>(0, w.size() - 1)] ^= in.ConsumeIntegral<std::uint64_t>();
+        if (!w.empty())
+          w[in.ConsumeIntegralInRange<std::size_t>(0, w.size() - 1)] ^= in.ConsumeIntegral<std::uint64_t>();
       } else {
         auto& x = *values[which - 3];
         if (!x.empty()) x[in.ConsumeIntegralInRange<std::size_t>(0, x.size() - 1)] = raw_fr(in);
@@ -166,7 +173,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto pending = ffi::prove_batch(batch.data(), n, r.data(), s.data(), v.srs, {});
     std::vector<groth16_proof> out(n);
     ffi::write_proofs(*pending, out.data());
-  } catch (const ffi::AbiError&) {
-  }
+  } catch (const ffi::AbiError&) {}
   return 0;
 }

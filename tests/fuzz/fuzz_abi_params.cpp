@@ -11,7 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ffi::LoadedSrs* srs = ffi::load_srs(file.path().c_str(), false);
     ffi::drop_reference(ffi::add_reference(srs));
     ffi::drop_reference(srs);
-  } catch (const ffi::AbiError&) {
-  }
+  } catch (const ffi::AbiError&) {}
   return 0;
 }

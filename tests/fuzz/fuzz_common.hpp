@@ -52,8 +52,7 @@ void expect_rejection_or_success(F&& f) {
   try {
     f();
   } catch (const std::invalid_argument&) {
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
 }
 
 }  // namespace snarkpipe::fuzz

@@ -10,7 +10,8 @@
 using namespace snarkpipe;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  fuzz::expect_rejection_or_success([&] { (void)filecoin::read_compressed_vk(std::span<const std::uint8_t>(data, size)); });
+  fuzz::expect_rejection_or_success(
+      [&] { (void)filecoin::read_compressed_vk(std::span<const std::uint8_t>(data, size)); });
   const fuzz::InputFile file(data, size);
   fuzz::expect_rejection_or_success([&] { (void)filecoin::load_verifying_key(file.path()); });
   return 0;

@@ -85,8 +85,8 @@ void check_op(const std::string& op_name, std::size_t arity, const Op& op,
     bool all_constant = true;
     for (const auto& a : args) all_constant &= a.is_constant();
     if (all_constant) {
-            EXPECT_TRUE(r.is_constant());
-          }
+      EXPECT_TRUE(r.is_constant());
+    }
     if (const auto v = r.variable(); v && !v->is_input() && v->index >= aux_before) {
       flip(cs, *v);
       const auto bad = cs.which_is_unsatisfied();
@@ -105,42 +105,51 @@ std::size_t non_constant(const std::vector<Form>& f) {
 }  // namespace
 
 TEST(Boolean, Xor) {
-  check_op("xor", 2, [](auto& cs, const auto& a) { return Boolean::xor_(cs, "op", a[0], a[1]); },
-           [](const auto& v) { return v[0] != v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
+  check_op(
+      "xor", 2, [](auto& cs, const auto& a) { return Boolean::xor_(cs, "op", a[0], a[1]); },
+      [](const auto& v) { return v[0] != v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
 }
 
 TEST(Boolean, And) {
-  check_op("and", 2, [](auto& cs, const auto& a) { return Boolean::and_(cs, "op", a[0], a[1]); },
-           [](const auto& v) { return v[0] && v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
+  check_op(
+      "and", 2, [](auto& cs, const auto& a) { return Boolean::and_(cs, "op", a[0], a[1]); },
+      [](const auto& v) { return v[0] && v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
 }
 
 TEST(Boolean, Or) {
-  check_op("or", 2, [](auto& cs, const auto& a) { return Boolean::or_(cs, "op", a[0], a[1]); },
-           [](const auto& v) { return v[0] || v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
+  check_op(
+      "or", 2, [](auto& cs, const auto& a) { return Boolean::or_(cs, "op", a[0], a[1]); },
+      [](const auto& v) { return v[0] || v[1]; }, [](const auto& f) { return non_constant(f) == 2 ? 1u : 0u; });
 }
 
 TEST(Boolean, Not) {
-  check_op("not", 1, [](auto&, const auto& a) { return a[0].not_(); }, [](const auto& v) { return !v[0]; },
-           [](const auto&) { return 0u; });
+  check_op(
+      "not", 1, [](auto&, const auto& a) { return a[0].not_(); }, [](const auto& v) { return !v[0]; },
+      [](const auto&) { return 0u; });
 }
 
 TEST(Boolean, Select) {
-  check_op("select", 3, [](auto& cs, const auto& a) { return Boolean::select(cs, "op", a[0], a[1], a[2]); },
-           [](const auto& v) { return v[0] ? v[1] : v[2]; },
-           [](const auto& f) {
-             return f[0].kind == Form::Const || (f[1].kind == Form::Const && f[2].kind == Form::Const) ? 0u : 1u;
-           });
+  check_op(
+      "select", 3, [](auto& cs, const auto& a) { return Boolean::select(cs, "op", a[0], a[1], a[2]); },
+      [](const auto& v) { return v[0] ? v[1] : v[2]; },
+      [](const auto& f) {
+        return f[0].kind == Form::Const || (f[1].kind == Form::Const && f[2].kind == Form::Const) ? 0u : 1u;
+      });
 }
 
 TEST(Boolean, Sha256Ch) {
-  check_op("ch", 3, [](auto& cs, const auto& a) { return Boolean::sha256_ch(cs, "op", a[0], a[1], a[2]); },
-           [](const auto& v) { return (v[0] && v[1]) != (!v[0] && v[2]); }, [](const auto&) { return 1u; });
+  check_op(
+      "ch", 3, [](auto& cs, const auto& a) { return Boolean::sha256_ch(cs, "op", a[0], a[1], a[2]); },
+      [](const auto& v) { return (v[0] && v[1]) != (!v[0] && v[2]); }, [](const auto&) { return 1u; });
 }
 
 TEST(Boolean, Sha256Maj) {
-  check_op("maj", 3, [](auto& cs, const auto& a) { return Boolean::sha256_maj(cs, "op", a[0], a[1], a[2]); },
-           [](const auto& v) { return ((v[0] && v[1]) != (v[0] && v[2])) != (v[1] && v[2]); },
-           [](const auto& f) { return non_constant(f) == 3 ? 2u : non_constant(f) == 2 ? 1u : 0u; });
+  check_op(
+      "maj", 3, [](auto& cs, const auto& a) { return Boolean::sha256_maj(cs, "op", a[0], a[1], a[2]); },
+      [](const auto& v) { return ((v[0] && v[1]) != (v[0] && v[2])) != (v[1] && v[2]); },
+      [](const auto& f) { return non_constant(f) == 3   ? 2u
+                                 : non_constant(f) == 2 ? 1u
+                                                        : 0u; });
 }
 
 TEST(Boolean, EnforceEqual) {

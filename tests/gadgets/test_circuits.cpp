@@ -75,9 +75,10 @@ TEST(Sha256PreimageCircuit, SatisfiedAndPublicInputsMatchNative) {
     EXPECT_EQ(shape.constraints, cs.num_constraints());
     EXPECT_EQ(shape.inputs, cs.num_inputs());
     EXPECT_EQ(shape.aux, cs.num_aux());
-    std::printf("[count] Sha256PreimageCircuit %zu block(s), %zu-byte preimage: %llu constraints, %llu inputs (with ONE), %llu aux\n",
-                blocks, preimage.size(), (unsigned long long)shape.constraints, (unsigned long long)shape.inputs,
-                (unsigned long long)shape.aux);
+    std::printf(
+        "[count] Sha256PreimageCircuit %zu block(s), %zu-byte preimage: %llu constraints, %llu inputs (with ONE), %llu aux\n",
+        blocks, preimage.size(), (unsigned long long)shape.constraints, (unsigned long long)shape.inputs,
+        (unsigned long long)shape.aux);
 
     // Witness only: the same assignment, and it satisfies the recorded R1CS.
     WitnessConstraintSystem ws;

@@ -47,7 +47,9 @@ std::vector<Sha256Digest> random_leaves(SeededRng& rng, std::size_t n) {
   return leaves;
 }
 
-std::optional<std::vector<std::uint8_t>> bytes(const Sha256Digest& d) { return std::vector<std::uint8_t>(d.begin(), d.end()); }
+std::optional<std::vector<std::uint8_t>> bytes(const Sha256Digest& d) {
+  return std::vector<std::uint8_t>(d.begin(), d.end());
+}
 
 struct Synthesized {
   std::vector<Boolean> leaf, index_bits, root;
@@ -77,7 +79,9 @@ void synthesize_inclusion_without_values(ConstraintSystem& cs, std::size_t depth
   merkle_inclusion(cs, "inclusion", leaf, siblings, index_bits);
 }
 
-std::vector<Fr> public_inputs_of(const TestConstraintSystem& cs) { return {cs.inputs().begin() + 1, cs.inputs().end()}; }
+std::vector<Fr> public_inputs_of(const TestConstraintSystem& cs) {
+  return {cs.inputs().begin() + 1, cs.inputs().end()};
+}
 
 // The path a prover takes: the R1CS recorded without values, the assignment computed alone,
 // then checked row by row.
@@ -201,6 +205,7 @@ TEST(MerkleGadget, RejectsMismatchedSizes) {
   const std::vector<Boolean> leaf(256), short_leaf(255);
   const std::vector<std::vector<Boolean>> siblings(2, std::vector<Boolean>(256));
   const std::vector<Boolean> index_bits(3);
-  EXPECT_THROW(merkle_root_gadget(cs, "a", short_leaf, siblings, std::span(index_bits).first(2)), std::invalid_argument);
+  EXPECT_THROW(merkle_root_gadget(cs, "a", short_leaf, siblings, std::span(index_bits).first(2)),
+               std::invalid_argument);
   EXPECT_THROW(merkle_root_gadget(cs, "b", leaf, siblings, index_bits), std::invalid_argument);
 }

@@ -137,8 +137,8 @@ TEST(PorepLike, InconsistentWitnessFails) {
 
 TEST(PorepLike, RejectsBadParametersAndWitnesses) {
   EXPECT_THROW(PorepLikeParams::preset("huge"), std::invalid_argument);
-  EXPECT_THROW((PorepLikeParams{1, 2, 4, 2}.validate()), std::invalid_argument);   // 4 not a multiple of 3
-  EXPECT_THROW((PorepLikeParams{9, 2, 3, 2}.validate()), std::invalid_argument);   // 9 challenges, 8 nodes
+  EXPECT_THROW((PorepLikeParams{1, 2, 4, 2}.validate()), std::invalid_argument);  // 4 not a multiple of 3
+  EXPECT_THROW((PorepLikeParams{9, 2, 3, 2}.validate()), std::invalid_argument);  // 9 challenges, 8 nodes
   EXPECT_THROW((PorepLikeParams{1, 0, 3, 2}.validate()), std::invalid_argument);
   EXPECT_THROW((PorepLikeParams{1, 2, 3, 0}.validate()), std::invalid_argument);
   const PorepLikeParams p = PorepLikeParams::preset("tiny");

@@ -54,10 +54,9 @@ Fr from_limbs(std::uint64_t l0, std::uint64_t l1, std::uint64_t l2, std::uint64_
 // neptune's test table (round_numbers.rs test_round_numbers_against_known_values): R_F = 8 and
 // these R_P for widths t.
 TEST(PoseidonParams, RoundNumbersMatchNeptune) {
-  const std::pair<std::size_t, std::size_t> known[] = {{2, 55},  {3, 55},  {4, 56},  {5, 56},  {6, 56},
-                                                       {7, 56},  {8, 57},  {9, 57},  {10, 57}, {11, 57},
-                                                       {12, 57}, {13, 57}, {14, 57}, {15, 57}, {16, 59},
-                                                       {17, 59}, {25, 59}, {37, 60}, {65, 61}};
+  const std::pair<std::size_t, std::size_t> known[] = {
+      {2, 55},  {3, 55},  {4, 56},  {5, 56},  {6, 56},  {7, 56},  {8, 57},  {9, 57},  {10, 57}, {11, 57},
+      {12, 57}, {13, 57}, {14, 57}, {15, 57}, {16, 59}, {17, 59}, {25, 59}, {37, 60}, {65, 61}};
   for (const auto& [t, rp] : known) {
     const PoseidonRoundNumbers r = poseidon_round_numbers(t);
     EXPECT_EQ(r.full, 8u) << "t=" << t;
@@ -191,7 +190,7 @@ TEST(PoseidonNative, InputSensitivity) {
 // (t·R_F + R_P − arity) also gives for 11: 598.
 TEST(PoseidonGadget, MatchesNativeAndNeptuneConstraintCounts) {
   SeededRng rng(test_seed("PoseidonGadget.MatchesNativeAndNeptuneConstraintCounts"));
-  const std::pair<std::size_t, std::size_t> counts[] = {{2, 311}, {4, 377}, {8, 505}, {11, 598},
+  const std::pair<std::size_t, std::size_t> counts[] = {{2, 311},  {4, 377},   {8, 505},  {11, 598},
                                                         {16, 761}, {24, 1009}, {36, 1385}};
   for (const auto& [arity, expected] : counts) {
     SCOPED_TRACE("arity " + std::to_string(arity));
@@ -226,7 +225,8 @@ TEST(PoseidonGadget, MatchesNativeAndNeptuneConstraintCounts) {
     TestConstraintSystem cs;
     std::vector<AllocatedNum> vars;
     for (std::size_t i = 0; i < 4; ++i) vars.push_back(AllocatedNum::alloc(cs, "v" + std::to_string(i), in[i]));
-    const std::vector<Num> sums = {Num(vars[0].add_lc(vars[1]), in[0] + in[1]), Num(vars[2].add_lc(vars[3]), in[2] + in[3])};
+    const std::vector<Num> sums = {Num(vars[0].add_lc(vars[1]), in[0] + in[1]),
+                                   Num(vars[2].add_lc(vars[3]), in[2] + in[3])};
     const Num out = poseidon_hash_gadget(cs, "h", p, sums);
     EXPECT_TRUE(cs.is_satisfied());
     const std::vector<Fr> expected_in = {in[0] + in[1], in[2] + in[3]};

@@ -105,7 +105,8 @@ std::vector<Level> read_path(Reader& r) {
   return out;
 }
 
-VanillaProof parse(const std::vector<std::uint8_t>& bytes, std::vector<std::pair<std::size_t, std::size_t>>* fields = nullptr) {
+VanillaProof parse(const std::vector<std::uint8_t>& bytes,
+                   std::vector<std::pair<std::size_t, std::size_t>>* fields = nullptr) {
   Reader r(bytes);
   VanillaProof v;
   v.sector_id = r.u64();
@@ -230,8 +231,8 @@ TEST_F(PoseidonFilecoin, CommRIsPoseidon2OfCommCAndCommRLast) {
   const std::vector<Fr> pair = {v.comm_c, v.comm_r_last};
   EXPECT_EQ(native::poseidon_hash(poseidon_params(2), pair), v.comm_r);
   EXPECT_EQ(native::poseidon_hash_reference(poseidon_params(2), pair), v.comm_r);
-  std::printf("comm_r %s = Poseidon-2(comm_c %s, comm_r_last %s)\n", v.comm_r.to_hex().c_str(), v.comm_c.to_hex().c_str(),
-              v.comm_r_last.to_hex().c_str());
+  std::printf("comm_r %s = Poseidon-2(comm_c %s, comm_r_last %s)\n", v.comm_r.to_hex().c_str(),
+              v.comm_c.to_hex().c_str(), v.comm_r_last.to_hex().c_str());
 }
 
 TEST_F(PoseidonFilecoin, EveryTreeRPathReachesCommRLast) {
@@ -321,9 +322,9 @@ TEST_F(PoseidonFilecoin, SealedCidDigestIsCommR) {
   const auto raw = base32_decode(std::string_view(cid).substr(1));
   ASSERT_TRUE(raw.has_value());
   std::size_t pos = 0;
-  EXPECT_EQ(varint(*raw, pos), 1u);        // CID version
-  EXPECT_EQ(varint(*raw, pos), 0xf102u);   // fil-commitment-sealed
-  EXPECT_EQ(varint(*raw, pos), 0xb401u);   // poseidon-bls12_381-a2-fc1
+  EXPECT_EQ(varint(*raw, pos), 1u);       // CID version
+  EXPECT_EQ(varint(*raw, pos), 0xf102u);  // fil-commitment-sealed
+  EXPECT_EQ(varint(*raw, pos), 0xb401u);  // poseidon-bls12_381-a2-fc1
   ASSERT_EQ(varint(*raw, pos), 32u);
   ASSERT_EQ(raw->size(), pos + 32);
   const VanillaProof v = parse(bytes);

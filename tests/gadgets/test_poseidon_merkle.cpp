@@ -153,9 +153,11 @@ TEST(PoseidonMerkleGadget, InsertEverySlot) {
       const auto values = random_frs(rng, arity);
       const AllocatedNum node = AllocatedNum::alloc(cs, "node", values[0]);
       std::vector<AllocatedNum> sib;
-      for (std::size_t i = 1; i < arity; ++i) sib.push_back(AllocatedNum::alloc(cs, "sibling " + std::to_string(i), values[i]));
+      for (std::size_t i = 1; i < arity; ++i)
+        sib.push_back(AllocatedNum::alloc(cs, "sibling " + std::to_string(i), values[i]));
       std::vector<Boolean> bits;
-      for (unsigned j = 0; j < k; ++j) bits.push_back(Boolean::alloc(cs, "index bit " + std::to_string(j), ((slot >> j) & 1) != 0));
+      for (unsigned j = 0; j < k; ++j)
+        bits.push_back(Boolean::alloc(cs, "index bit " + std::to_string(j), ((slot >> j) & 1) != 0));
       const std::size_t before = cs.num_constraints();
       const std::vector<Num> out = poseidon_insert(cs, "insert", Num::of(node), sib, bits);
       EXPECT_EQ(cs.num_constraints() - before, cost) << arity;

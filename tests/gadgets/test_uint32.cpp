@@ -30,9 +30,15 @@ UInt32 make_word(TestConstraintSystem& cs, const std::string& name, std::uint32_
         const bool b = ((v >> i) & 1) != 0;
         const std::string bit_name = name + " bit " + std::to_string(i);
         switch (rng.next_u64() % 3) {
-          case 0: bits.push_back(Boolean::constant(b)); break;
-          case 1: bits.push_back(Boolean::alloc(cs, bit_name, b)); break;
-          default: bits.push_back(Boolean::alloc(cs, bit_name, !b).not_()); break;
+          case 0:
+            bits.push_back(Boolean::constant(b));
+            break;
+          case 1:
+            bits.push_back(Boolean::alloc(cs, bit_name, b));
+            break;
+          default:
+            bits.push_back(Boolean::alloc(cs, bit_name, !b).not_());
+            break;
         }
       }
       return UInt32::from_bits_le(bits);
@@ -44,9 +50,12 @@ UInt32 make_word(TestConstraintSystem& cs, const std::string& name, std::uint32_
 std::uint32_t random_word(SeededRng& rng) {
   // Mostly uniform, sometimes the extremes where carries pile up.
   switch (rng.next_u64() % 8) {
-    case 0: return 0;
-    case 1: return 0xffffffffu;
-    default: return std::uint32_t(rng.next_u64());
+    case 0:
+      return 0;
+    case 1:
+      return 0xffffffffu;
+    default:
+      return std::uint32_t(rng.next_u64());
   }
 }
 

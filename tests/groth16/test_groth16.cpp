@@ -31,7 +31,8 @@ namespace {
 std::vector<Fr> publics(const Witness& w) { return {w.inputs.begin() + 1, w.inputs.end()}; }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("snarkpipe-test-" + std::to_string(::getpid()) + "-" + name)).string();
+  return (std::filesystem::temp_directory_path() / ("snarkpipe-test-" + std::to_string(::getpid()) + "-" + name))
+      .string();
 }
 
 }  // namespace
@@ -74,8 +75,7 @@ TEST(Groth16, RejectsWhatIsWrong) {
     bytes[rng.next_u64() % bytes.size()] ^= std::uint8_t(1 + rng.next_u64() % 255);
     try {
       EXPECT_FALSE(verify(pvk, Proof::from_bytes(bytes), publics(w)));
-    } catch (const ProofFormatError&) {
-    }
+    } catch (const ProofFormatError&) {}
   }
   // A proof for another circuit (same shape, another key).
   const ProvingKey other = setup(r1cs);
@@ -189,7 +189,8 @@ TEST(ParamsFile, RoundTripAndProve) {
   // The .vk file is the .params file's prefix.
   EXPECT_EQ(std::filesystem::file_size(vk), 864 + 4 + 96 * pk.vk.ic.size());
   const Witness w = circuit.witness();
-  EXPECT_TRUE(verify(PreparedVerifyingKey::from(read_vk(vk)), prove(back, r1cs, w, ProverRandomness::random()), publics(w)));
+  EXPECT_TRUE(
+      verify(PreparedVerifyingKey::from(read_vk(vk)), prove(back, r1cs, w, ProverRandomness::random()), publics(w)));
   std::filesystem::remove(params);
   std::filesystem::remove(vk);
 }
@@ -216,7 +217,8 @@ TEST(ParamsFile, DeferredQueriesReadInPieces) {
   EXPECT_EQ(d.b_g2.size(), pk.b_g2.size());
   EXPECT_EQ(d.h.data(), nullptr);
   using Q = ParamsQueries::Query;
-  const std::pair<Q, const base::HostArray<ec::G1Affine>*> g1s[] = {{Q::h, &pk.h}, {Q::l, &pk.l}, {Q::a, &pk.a}, {Q::b_g1, &pk.b_g1}};
+  const std::pair<Q, const base::HostArray<ec::G1Affine>*> g1s[] = {
+      {Q::h, &pk.h}, {Q::l, &pk.l}, {Q::a, &pk.a}, {Q::b_g1, &pk.b_g1}};
   for (const auto& [q, want] : g1s) {
     const std::size_t first = rng() % want->size(), n = 1 + rng() % (want->size() - first);
     std::vector<ec::G1Affine> got(n);
@@ -293,7 +295,9 @@ TEST(ParamsFile, MalformedFilesAreRejected) {
   write_params(path, pk);
   std::vector<char> bytes(std::filesystem::file_size(path));
   std::ifstream(path, std::ios::binary).read(bytes.data(), std::streamsize(bytes.size()));
-  auto write = [&](const std::vector<char>& b) { std::ofstream(path, std::ios::binary).write(b.data(), std::streamsize(b.size())); };
+  auto write = [&](const std::vector<char>& b) {
+    std::ofstream(path, std::ios::binary).write(b.data(), std::streamsize(b.size()));
+  };
   ff::SeededRng rng(seed);
   // Truncations anywhere: always an error naming a field and an offset.
   for (int i = 0; i < 20; ++i) {
@@ -325,8 +329,7 @@ TEST(ParamsFile, MalformedFilesAreRejected) {
     write(t);
     try {
       EXPECT_NE(read_params(path), pk);
-    } catch (const ParamsFileError&) {
-    }
+    } catch (const ParamsFileError&) {}
   }
   std::filesystem::remove(path);
 }
@@ -355,9 +358,9 @@ TEST(ParamsFile, VerifyingKeyPointsAtInfinityAreRefused) {
     c.clear(bad.vk);
     write_vk(vk_path, bad.vk);
     write_params(params_path, bad);
-    for (const auto& read : {std::function<void()>([&] { read_vk(vk_path); }),
-                             std::function<void()>([&] { read_params_vk(params_path); }),
-                             std::function<void()>([&] { read_params(params_path); })}) {
+    for (const auto& read :
+         {std::function<void()>([&] { read_vk(vk_path); }), std::function<void()>([&] { read_params_vk(params_path); }),
+          std::function<void()>([&] { read_params(params_path); })}) {
       try {
         read();
         ADD_FAILURE() << c.field << " at infinity accepted";
@@ -414,14 +417,16 @@ TEST(PackedWitness, WriterInPiecesEqualsPackingTheWhole) {
     pack_witness(inputs, aux, whole);
     PackedWitnessWriter writer(pieces, inputs, n);
     for (std::size_t at = 0; at < n;) {
-      const std::size_t len = std::min<std::size_t>(n - at, rng.next_u64() % 3 == 0 ? rng.next_u64() % 70 : rng.next_u64() % 9000);
+      const std::size_t len =
+          std::min<std::size_t>(n - at, rng.next_u64() % 3 == 0 ? rng.next_u64() % 70 : rng.next_u64() % 9000);
       writer.append(std::span<const Fr>(aux).subspan(at, len));
       at += len;
     }
     writer.finish();
     EXPECT_EQ(pieces.inputs, whole.inputs);
     EXPECT_EQ(pieces.num_aux, whole.num_aux);
-    EXPECT_TRUE(std::equal(pieces.general.begin(), pieces.general.end(), whole.general.begin(), whole.general.end())) << n;
+    EXPECT_TRUE(std::equal(pieces.general.begin(), pieces.general.end(), whole.general.begin(), whole.general.end()))
+        << n;
     EXPECT_TRUE(std::equal(pieces.ones.begin(), pieces.ones.end(), whole.ones.begin(), whole.ones.end())) << n;
     EXPECT_TRUE(std::equal(pieces.rank.begin(), pieces.rank.end(), whole.rank.begin(), whole.rank.end())) << n;
     EXPECT_TRUE(std::equal(pieces.values.begin(), pieces.values.end(), whole.values.begin(), whole.values.end())) << n;
@@ -470,10 +475,8 @@ TEST(PackedWitness, LivesInTheMemoryItIsGiven) {
       EXPECT_EQ(unpack_witness(p).aux, aux);
       const std::size_t words = (n + 63) / 64;
       EXPECT_GE(memory.live_bytes, words * (8 + 8 + 4) + p.values.size() * sizeof(Fr));
-      if (after_first == 0)
-        after_first = memory.allocations;
-      else
-        EXPECT_EQ(memory.allocations, after_first) << "a smaller witness allocated again";
+      if (after_first == 0) after_first = memory.allocations;
+      else EXPECT_EQ(memory.allocations, after_first) << "a smaller witness allocated again";
     }
     EXPECT_EQ(p.general.get_allocator().resource(), &memory);
     EXPECT_EQ(p.values.get_allocator().resource(), &memory);

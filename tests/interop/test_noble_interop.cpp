@@ -155,9 +155,9 @@ TEST_F(NobleInterop, InvalidEncodingsRejectedByBoth) {
       const bool ok = is_g1 ? ec::g1_from_bytes(bytes).ok() : ec::g2_from_bytes(bytes).ok();
       ASSERT_FALSE(ok) << group << " " << t["kind"] << " accepted: " << t["bytes"];
       const auto err = is_g1 ? ec::g1_from_bytes(bytes).error() : ec::g2_from_bytes(bytes).error();
-      EXPECT_EQ(err, expected_error(t["kind"])) << group << " " << t["kind"] << " (" << t["form"]
-                                                << ") got: " << ec::describe(err) << "; noble: " << t["noble_error"]
-                                                << "; bytes " << t["bytes"];
+      EXPECT_EQ(err, expected_error(t["kind"]))
+          << group << " " << t["kind"] << " (" << t["form"] << ") got: " << ec::describe(err)
+          << "; noble: " << t["noble_error"] << "; bytes " << t["bytes"];
     }
   }
   EXPECT_GE(count, 20);

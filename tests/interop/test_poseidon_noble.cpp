@@ -17,8 +17,8 @@
 #include "test_seed.hpp"
 
 namespace gadgets = snarkpipe::gadgets;
-using snarkpipe::ff::Fr;
 using nlohmann::json;
+using snarkpipe::ff::Fr;
 
 namespace {
 
@@ -32,7 +32,8 @@ json run_noble(std::uint64_t seed) {
   }
   char seed_hex[17];
   std::snprintf(seed_hex, sizeof(seed_hex), "%016llx", static_cast<unsigned long long>(seed));
-  const std::string cmd = std::string("node ") + SNARKPIPE_INTEROP_DIR + "/poseidon_vectors.mjs " + seed_hex + " 6 " + shapes;
+  const std::string cmd =
+      std::string("node ") + SNARKPIPE_INTEROP_DIR + "/poseidon_vectors.mjs " + seed_hex + " 6 " + shapes;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   if (!pipe) throw std::runtime_error("cannot run: " + cmd);
   std::string out;

@@ -8,10 +8,10 @@
 namespace ec = snarkpipe::ec;
 namespace ff = snarkpipe::ff;
 using namespace snarkpipe::pairing;
-using snarkpipe::pairing::pairing;
 using ec::G1Jacobian;
 using ec::G2Jacobian;
 using ff::Fr;
+using snarkpipe::pairing::pairing;
 
 TEST(Pairing, Bilinearity) {
   ff::SeededRng rng(test_seed("Pairing.Bilinearity"));
@@ -23,7 +23,8 @@ TEST(Pairing, Bilinearity) {
     const Fp12 lhs = pairing((G1Jacobian::generator() * a).to_affine(), (G2Jacobian::generator() * b).to_affine());
     EXPECT_EQ(lhs, e.pow((a * b).to_repr()));
     // e(aP, Q) = e(P, aQ)
-    EXPECT_EQ(pairing((G1Jacobian::generator() * a).to_affine(), q), pairing(p, (G2Jacobian::generator() * a).to_affine()));
+    EXPECT_EQ(pairing((G1Jacobian::generator() * a).to_affine(), q),
+              pairing(p, (G2Jacobian::generator() * a).to_affine()));
   }
 }
 

@@ -26,10 +26,14 @@ constexpr Order ORDERS[] = {Order::Natural, Order::BitReversed};
 
 const char* name(Kind k) {
   switch (k) {
-    case Kind::Ntt: return "ntt";
-    case Kind::Intt: return "intt";
-    case Kind::Coset: return "coset_ntt";
-    case Kind::Icoset: return "icoset_ntt";
+    case Kind::Ntt:
+      return "ntt";
+    case Kind::Intt:
+      return "intt";
+    case Kind::Coset:
+      return "coset_ntt";
+    case Kind::Icoset:
+      return "icoset_ntt";
   }
   return "?";
 }
@@ -37,10 +41,18 @@ const char* name(Order o) { return o == Order::Natural ? "natural" : "bit-revers
 
 void run(Kind kind, std::span<Fr> v, const EvaluationDomain& d, Order in, Order out) {
   switch (kind) {
-    case Kind::Ntt: ntt(v, d, in, out); break;
-    case Kind::Intt: intt(v, d, in, out); break;
-    case Kind::Coset: coset_ntt(v, d, in, out); break;
-    case Kind::Icoset: icoset_ntt(v, d, in, out); break;
+    case Kind::Ntt:
+      ntt(v, d, in, out);
+      break;
+    case Kind::Intt:
+      intt(v, d, in, out);
+      break;
+    case Kind::Coset:
+      coset_ntt(v, d, in, out);
+      break;
+    case Kind::Icoset:
+      icoset_ntt(v, d, in, out);
+      break;
   }
 }
 
@@ -75,10 +87,14 @@ std::vector<Fr> arrange(const std::vector<Fr>& natural, Order order) {
 Fr reference_at(Kind kind, const std::vector<Fr>& x, const EvaluationDomain& d, std::size_t j) {
   const u64 e = u64(j);
   switch (kind) {
-    case Kind::Ntt: return horner(x, d.omega().pow(e));
-    case Kind::Intt: return d.m_inv() * horner(x, d.omega_inv().pow(e));
-    case Kind::Coset: return horner(x, d.g() * d.omega().pow(e));
-    case Kind::Icoset: return d.g_inv().pow(e) * d.m_inv() * horner(x, d.omega_inv().pow(e));
+    case Kind::Ntt:
+      return horner(x, d.omega().pow(e));
+    case Kind::Intt:
+      return d.m_inv() * horner(x, d.omega_inv().pow(e));
+    case Kind::Coset:
+      return horner(x, d.g() * d.omega().pow(e));
+    case Kind::Icoset:
+      return d.g_inv().pow(e) * d.m_inv() * horner(x, d.omega_inv().pow(e));
   }
   return Fr::zero();
 }
@@ -109,8 +125,8 @@ const NttConfig CONFIGS[] = {NttConfig{}, NttConfig{1, 4}, NttConfig{2, 8}, NttC
 TEST(Butterfly, AddSubMatchesTheField) {
   SeededRng rng(test_seed("Butterfly.AddSubMatchesTheField"));
   const Fr top = -Fr::one();  // r − 1
-  std::vector<Fr> values = {Fr::zero(), Fr::one(), Fr::from_u64(2), top, top - Fr::one(), top.half(),
-                            top.half() + Fr::one(), Fr::from_u64(~u64(0))};
+  std::vector<Fr> values = {Fr::zero(),      Fr::one(),  Fr::from_u64(2),        top,
+                            top - Fr::one(), top.half(), top.half() + Fr::one(), Fr::from_u64(~u64(0))};
   for (int i = 0; i < 200; ++i) values.push_back(Fr::random(rng));
   for (const Fr& x : values) {
     for (const Fr& y : values) {
@@ -144,8 +160,8 @@ TEST(Ntt, MatchesNaiveDftInEveryOrdering) {
           for (Order out : ORDERS) {
             std::vector<Fr> v = arrange(x, in);
             run(kind, v, d, in, out);
-            ASSERT_EQ(v, arrange(expected, out)) << name(kind) << " 2^" << k << " " << name(in) << "->"
-                                                 << name(out) << " block_log " << config.block_log;
+            ASSERT_EQ(v, arrange(expected, out)) << name(kind) << " 2^" << k << " " << name(in) << "->" << name(out)
+                                                 << " block_log " << config.block_log;
           }
         }
       }

@@ -52,8 +52,10 @@ struct SyntheticParams {
 SyntheticParams synthetic_params(const json& b) {
   if (b.value("type", "") != "synthetic") throw std::invalid_argument("only synthetic circuits here");
   for (const auto& [k, v] : b.items())
-    if (k != "type" && k != "constraints" && k != "inputs" && k != "seed") throw std::invalid_argument("unknown parameter " + k);
-  return {b.value("constraints", std::size_t(200)), b.value("inputs", std::size_t(2)), b.value("seed", std::uint64_t(1))};
+    if (k != "type" && k != "constraints" && k != "inputs" && k != "seed")
+      throw std::invalid_argument("unknown parameter " + k);
+  return {b.value("constraints", std::size_t(200)), b.value("inputs", std::size_t(2)),
+          b.value("seed", std::uint64_t(1))};
 }
 
 std::string synthetic_name(const SyntheticParams& p) {
@@ -75,7 +77,8 @@ service::CircuitFactory synthetic_factory() {
             const SyntheticParams p = synthetic_params(b);
             service::CircuitType t;
             t.name = synthetic_name(p);
-            t.keys = engine::record_and_setup(t.name, std::make_shared<gadgets::SyntheticCircuit>(p.constraints, p.inputs, p.seed))();
+            t.keys = engine::record_and_setup(
+                t.name, std::make_shared<gadgets::SyntheticCircuit>(p.constraints, p.inputs, p.seed))();
             t.instance = instance(b);
             return t;
           },
@@ -114,14 +117,16 @@ std::vector<fs::path>& scratch_dirs() {
     ~Dirs() {
       std::error_code ec;
       for (const auto& d : dirs)
-        if (fs::remove_all(d, ec) == static_cast<std::uintmax_t>(-1)) std::fprintf(stderr, "cannot remove %s: %s\n", d.c_str(), ec.message().c_str());
+        if (fs::remove_all(d, ec) == static_cast<std::uintmax_t>(-1))
+          std::fprintf(stderr, "cannot remove %s: %s\n", d.c_str(), ec.message().c_str());
     }
   } d;
   return d.dirs;
 }
 
 fs::path fresh_dir(const std::string& what) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("snarkpipe-svc-" + what + "-" + service::random_name().substr(0, 12));
+  const fs::path d =
+      fs::path(::testing::TempDir()) / ("snarkpipe-svc-" + what + "-" + service::random_name().substr(0, 12));
   fs::create_directories(d);
   scratch_dirs().push_back(d);
   return d;
@@ -138,7 +143,9 @@ class PackedCpuProvider final : public engine::BackendProvider {
  public:
   std::string kind() const override { return "cpu-packed"; }
   std::vector<engine::DeviceSpec> devices() const override { return cpu_.devices(); }
-  std::unique_ptr<groth16::ProverBackend> make_backend(const engine::DeviceSpec& d) const override { return cpu_.make_backend(d); }
+  std::unique_ptr<groth16::ProverBackend> make_backend(const engine::DeviceSpec& d) const override {
+    return cpu_.make_backend(d);
+  }
   engine::MemoryNeeds needs(const engine::CircuitKeys& keys) const override { return cpu_.needs(keys); }
   bool packed_witnesses() const override { return true; }
 
@@ -193,7 +200,8 @@ class Daemon {
 
   std::string register_synthetic(std::size_t constraints, std::size_t inputs, std::uint64_t seed) {
     const auto [status, body] =
-        call("POST", "/v1/circuits", json{{"type", "synthetic"}, {"constraints", constraints}, {"inputs", inputs}, {"seed", seed}}.dump());
+        call("POST", "/v1/circuits",
+             json{{"type", "synthetic"}, {"constraints", constraints}, {"inputs", inputs}, {"seed", seed}}.dump());
     EXPECT_EQ(status, 200) << body.dump();
     return body.value("name", "");
   }
@@ -222,7 +230,8 @@ class Daemon {
     EXPECT_EQ(status, 200) << info.dump();
     const fs::path vk_path = state_dir() / ("served-" + service::random_name() + ".vk");
     const std::vector<std::uint8_t> bytes = unhex(info["vk"]["bellperson_hex"].get<std::string>());
-    std::ofstream(vk_path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream(vk_path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     const groth16::VerifyingKey vk = groth16::read_vk(vk_path.string());
     fs::remove(vk_path);
     if (info_out) *info_out = info;
@@ -308,8 +317,8 @@ TEST_F(DaemonTest, ProvesASeededJobAndEveryReturnedProofVerifiesAgainstTheServed
   const std::string name = d().register_synthetic(200, 2, seed);
   ASSERT_EQ(name, "synthetic:constraints=200,inputs=2,seed=" + std::to_string(seed));
   // Registering the same parameters again sets nothing up again.
-  const auto [again_status, again] =
-      d().call("POST", "/v1/circuits", json{{"type", "synthetic"}, {"constraints", 200}, {"inputs", 2}, {"seed", seed}}.dump());
+  const auto [again_status, again] = d().call(
+      "POST", "/v1/circuits", json{{"type", "synthetic"}, {"constraints", 200}, {"inputs", 2}, {"seed", seed}}.dump());
   EXPECT_EQ(again_status, 200);
   EXPECT_EQ(again.value("created", true), false);
   EXPECT_EQ(d().call("GET", "/v1/circuits").second["circuits"], json::array({name}));
@@ -403,7 +412,8 @@ TEST_F(DaemonTest, MalformedOversizedAndMismatchedUploadsAreRefused) {
   const std::string q = "circuit=" + percent_encoded(name);
   const std::vector<std::uint8_t> good = assignment_bytes(w);
 
-  auto refused = [&](int want, const std::string& query, const std::vector<std::uint8_t>& bytes, const std::string& says) {
+  auto refused = [&](int want, const std::string& query, const std::vector<std::uint8_t>& bytes,
+                     const std::string& says) {
     SCOPED_TRACE(query + " expecting " + says);
     const auto [status, body] = d().upload(query, bytes);
     EXPECT_EQ(status, want) << body.dump();
@@ -441,19 +451,18 @@ TEST_F(DaemonTest, MalformedOversizedAndMismatchedUploadsAreRefused) {
   {
     httplib::Client c("127.0.0.1", d().port());
     std::size_t at = 0;
-    const httplib::Result r = c.Post(
-        ("/v1/jobs?" + q + "&format=assignment").c_str(),
-        [&](std::size_t, httplib::DataSink& sink) {
-          if (at >= above_r.size()) {
-            sink.done();
-            return true;
-          }
-          const std::size_t n = std::min<std::size_t>(1000, above_r.size() - at);
-          sink.write(reinterpret_cast<const char*>(above_r.data() + at), n);
-          at += n;
-          return true;
-        },
-        "application/octet-stream");
+    const httplib::Result r = c.Post(("/v1/jobs?" + q + "&format=assignment").c_str(),
+                                     [&](std::size_t, httplib::DataSink& sink) {
+                                       if (at >= above_r.size()) {
+                                         sink.done();
+                                         return true;
+                                       }
+                                       const std::size_t n = std::min<std::size_t>(1000, above_r.size() - at);
+                                       sink.write(reinterpret_cast<const char*>(above_r.data() + at), n);
+                                       at += n;
+                                       return true;
+                                     },
+                                     "application/octet-stream");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 400) << r->body;
     EXPECT_NE(r->body.find("not below r"), std::string::npos) << r->body;
@@ -479,17 +488,16 @@ TEST(DaemonLimits, UploadsOverTheDaemonsLimitAre413WhateverTheFraming) {
   EXPECT_EQ(status, 413) << body.dump();
   httplib::Client c("127.0.0.1", d.port());
   std::size_t sent = 0;
-  const httplib::Result r = c.Post(
-      ("/v1/jobs?circuit=" + percent_encoded(name) + "&format=assignment").c_str(),
-      [&](std::size_t, httplib::DataSink& sink) {
-        if (sent + 1024 > bytes.size()) {
-          sink.done();
-          return true;
-        }
-        sent += 1024;
-        return sink.write(reinterpret_cast<const char*>(bytes.data() + sent - 1024), 1024);
-      },
-      "application/octet-stream");
+  const httplib::Result r = c.Post(("/v1/jobs?circuit=" + percent_encoded(name) + "&format=assignment").c_str(),
+                                   [&](std::size_t, httplib::DataSink& sink) {
+                                     if (sent + 1024 > bytes.size()) {
+                                       sink.done();
+                                       return true;
+                                     }
+                                     sent += 1024;
+                                     return sink.write(reinterpret_cast<const char*>(bytes.data() + sent - 1024), 1024);
+                                   },
+                                   "application/octet-stream");
   if (r) {
     EXPECT_EQ(r->status, 413) << r->body;  // or the daemon closed the connection on it
   }
@@ -512,7 +520,8 @@ TEST_F(DaemonTest, AClientDisconnectingMidUploadAdmitsNothing) {
   ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   const std::string head = "POST /v1/jobs?circuit=" + percent_encoded(name) +
                            "&format=assignment HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
-                           "Content-Length: " + std::to_string(bytes.size()) + "\r\n\r\n";
+                           "Content-Length: " +
+                           std::to_string(bytes.size()) + "\r\n\r\n";
   ASSERT_EQ(::send(fd, head.data(), head.size(), 0), ssize_t(head.size()));
   ASSERT_EQ(::send(fd, bytes.data(), bytes.size() / 2, 0), ssize_t(bytes.size() / 2));
   // The daemon is receiving it now: the upload is in incoming/.
@@ -521,7 +530,8 @@ TEST_F(DaemonTest, AClientDisconnectingMidUploadAdmitsNothing) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_EQ(files_in(d().state_dir() / "incoming"), 1u);
   ::close(fd);
-  while (files_in(d().state_dir() / "incoming") != 0 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+  while (files_in(d().state_dir() / "incoming") != 0 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(files_in(d().state_dir() / "incoming"), 0u);
   EXPECT_EQ(files_in(d().state_dir() / "witnesses"), 0u);
@@ -699,9 +709,9 @@ TEST_F(DaemonTest, StatusAndMetricsCountTheProofs) {
   const httplib::Result r = c.Get("/metrics");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  for (const char* line : {"# TYPE snarkpipe_proofs_total counter\n", "\nsnarkpipe_proofs_total 2\n",
-                           "\nsnarkpipe_partitions_queued 0\n", "\nsnarkpipe_jobs{state=\"done\"} 1\n",
-                           "\nsnarkpipe_device_in_service{device=\"0\",name=\"cpu\"} 1\n"})
+  for (const char* line :
+       {"# TYPE snarkpipe_proofs_total counter\n", "\nsnarkpipe_proofs_total 2\n", "\nsnarkpipe_partitions_queued 0\n",
+        "\nsnarkpipe_jobs{state=\"done\"} 1\n", "\nsnarkpipe_device_in_service{device=\"0\",name=\"cpu\"} 1\n"})
     EXPECT_NE(r->body.find(line), std::string::npos) << "no " << line << " in\n" << r->body;
 }
 
@@ -726,10 +736,11 @@ TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
   httplib::Client c("127.0.0.1", d().port());
   c.set_read_timeout(60, 0);
   std::string stream;
-  const httplib::Result r = c.Get(("/v1/jobs/" + std::to_string(id) + "/events").c_str(), [&](const char* data, std::size_t n) {
-    stream.append(data, n);
-    return true;
-  });
+  const httplib::Result r =
+      c.Get(("/v1/jobs/" + std::to_string(id) + "/events").c_str(), [&](const char* data, std::size_t n) {
+        stream.append(data, n);
+        return true;
+      });
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_NE(r->get_header_value("Content-Type").find("text/event-stream"), std::string::npos);
@@ -757,7 +768,8 @@ TEST_F(DaemonTest, EventsReportProgressThenTheFinishedJob) {
   }
   // Partitions are reported as each is proved, not only at the end: the stream shows counts
   // between none and all (each partition here takes far longer than the stream's 100 ms poll).
-  EXPECT_TRUE(std::any_of(proved_seen.begin(), proved_seen.end(), [](std::size_t n) { return n > 0 && n < 6; })) << stream;
+  EXPECT_TRUE(std::any_of(proved_seen.begin(), proved_seen.end(), [](std::size_t n) { return n > 0 && n < 6; }))
+      << stream;
   EXPECT_EQ(events.back().first, "done");
   EXPECT_EQ(events.back().second.value("partitions_proved", 0), 6);
   expect_proofs_verify(events.back().second, d().served_vk(name), 6);
@@ -779,12 +791,12 @@ TEST_F(DaemonTest, TwoHundredConcurrentClients) {
     threads.emplace_back([&, i] {
       httplib::Client c("127.0.0.1", d().port());
       c.set_read_timeout(120, 0);
-      httplib::Result r = i % 2 ? c.Post("/v1/jobs", json{{"circuit", name}, {"seed", i}}.dump(), "application/json")
-                                : [&] {
-                                    const auto bytes = assignment_bytes(w);
-                                    return c.Post(("/v1/jobs?format=assignment&circuit=" + percent_encoded(name)).c_str(),
-                                                  std::string(bytes.begin(), bytes.end()), "application/octet-stream");
-                                  }();
+      httplib::Result r =
+          i % 2 ? c.Post("/v1/jobs", json{{"circuit", name}, {"seed", i}}.dump(), "application/json") : [&] {
+            const auto bytes = assignment_bytes(w);
+            return c.Post(("/v1/jobs?format=assignment&circuit=" + percent_encoded(name)).c_str(),
+                          std::string(bytes.begin(), bytes.end()), "application/octet-stream");
+          }();
       if (!r || r->status != 200) {
         ++refused;
         std::fprintf(stderr, "client %d: %s\n", i, r ? r->body.c_str() : httplib::to_string(r.error()).c_str());
@@ -827,7 +839,9 @@ TEST(DaemonRestart, QueuedJobsRunAgainAndFinishedProofsStay) {
     const groth16::Witness w = synthetic_witness(1500, 2, seed);
     for (int i = 0; i < 6; ++i) {
       if (i % 2) pending.push_back(d.submit({{"circuit", name}, {"partitions", 3}, {"seed", i}}));
-      else pending.push_back(d.upload("circuit=" + percent_encoded(name) + "&format=packed", service::encode_packed(w)).second["id"]);
+      else
+        pending.push_back(
+            d.upload("circuit=" + percent_encoded(name) + "&format=packed", service::encode_packed(w)).second["id"]);
     }
     // Destroyed without a drain, as a crash would leave it (the engine cancels what runs).
   }
@@ -879,7 +893,8 @@ TEST(DaemonRetention, FinishedJobsExpire) {
   ASSERT_EQ(d.wait_done(id).value("state", ""), "done");
   EXPECT_EQ(files_in(d.state_dir() / "proofs"), 1u);
   const auto t0 = std::chrono::steady_clock::now();
-  while (d.call("GET", "/v1/jobs/" + std::to_string(id)).first == 200 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(6))
+  while (d.call("GET", "/v1/jobs/" + std::to_string(id)).first == 200 &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(6))
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(d.call("GET", "/v1/jobs/" + std::to_string(id)).first, 404);
   EXPECT_EQ(files_in(d.state_dir() / "proofs"), 0u);
@@ -893,7 +908,8 @@ TEST(DaemonAccess, TokensAreCheckedAndLimitsHold) {
   o.tokens = {{"operator", service::sha256_hex(admin_secret), true, 16, 0},
               {"client", service::sha256_hex(user_secret), false, 1, 8192}};
   Daemon d(o);
-  auto status_with = [&](const std::string& auth, const std::string& method, const std::string& path, const std::string& body = "") {
+  auto status_with = [&](const std::string& auth, const std::string& method, const std::string& path,
+                         const std::string& body = "") {
     httplib::Client c("127.0.0.1", d.port());
     httplib::Headers h;
     if (!auth.empty()) h.emplace("Authorization", auth);
@@ -964,15 +980,35 @@ TEST(DaemonFiles, CircuitsRegisterFromFilesByPath) {
   {
     Daemon d(o);
     const auto reg = [&](const json& body) { return d.call("POST", "/v1/circuits", body.dump()); };
-    const auto [status, body] = reg({{"name", "mine"}, {"params", (dir / "keys/c.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}});
+    const auto [status, body] = reg(
+        {{"name", "mine"}, {"params", (dir / "keys/c.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}});
     ASSERT_EQ(status, 200) << body.dump();
-    EXPECT_EQ(reg({{"name", "mine"}, {"params", (dir / "keys/c.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}})
+    EXPECT_EQ(reg({{"name", "mine"},
+                   {"params", (dir / "keys/c.params").string()},
+                   {"r1cs", (dir / "keys/c.snkr1cs").string()}})
                   .second.value("created", true),
               false);
-    EXPECT_EQ(reg({{"name", "bad"}, {"params", (dir / "keys/c.params").string()}, {"r1cs", (dir / "keys/other.snkr1cs").string()}}).first, 400);
-    EXPECT_EQ(reg({{"name", "out"}, {"params", (dir / "outside.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}}).first, 403);
-    EXPECT_EQ(reg({{"name", "none"}, {"params", (dir / "keys/nothing.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}}).first, 400);
-    EXPECT_EQ(reg({{"name", "mine2"}, {"params", (dir / "keys/c.params").string()}, {"r1cs", (dir / "keys/c.snkr1cs").string()}, {"x", 1}}).first, 400);
+    EXPECT_EQ(reg({{"name", "bad"},
+                   {"params", (dir / "keys/c.params").string()},
+                   {"r1cs", (dir / "keys/other.snkr1cs").string()}})
+                  .first,
+              400);
+    EXPECT_EQ(reg({{"name", "out"},
+                   {"params", (dir / "outside.params").string()},
+                   {"r1cs", (dir / "keys/c.snkr1cs").string()}})
+                  .first,
+              403);
+    EXPECT_EQ(reg({{"name", "none"},
+                   {"params", (dir / "keys/nothing.params").string()},
+                   {"r1cs", (dir / "keys/c.snkr1cs").string()}})
+                  .first,
+              400);
+    EXPECT_EQ(reg({{"name", "mine2"},
+                   {"params", (dir / "keys/c.params").string()},
+                   {"r1cs", (dir / "keys/c.snkr1cs").string()},
+                   {"x", 1}})
+                  .first,
+              400);
     // Seeded witnesses are for built-in circuits only.
     EXPECT_EQ(d.call("POST", "/v1/jobs", R"({"circuit": "mine"})").first, 400);
     const auto pvk = d.served_vk("mine", &served);
@@ -1037,14 +1073,17 @@ TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
   json served;
   {
     Daemon d(o);
-    auto refused = [&](int want, const std::string& path, const std::vector<std::uint8_t>& bytes, const std::string& says) {
+    auto refused = [&](int want, const std::string& path, const std::vector<std::uint8_t>& bytes,
+                       const std::string& says) {
       SCOPED_TRACE(path + " expecting " + says);
       const auto [status, body] = put(d, path, bytes);
       EXPECT_EQ(status, want) << body.dump();
       EXPECT_NE(body.value("error", "").find(says), std::string::npos) << body.dump();
     };
-    refused(400, "/v1/circuits/up/files/params", std::vector<std::uint8_t>(params.begin(), params.end() - 100), "truncated");
-    refused(400, "/v1/circuits/up/files/r1cs", std::vector<std::uint8_t>(r1cs.begin(), r1cs.begin() + r1cs.size() / 2), "r1cs");
+    refused(400, "/v1/circuits/up/files/params", std::vector<std::uint8_t>(params.begin(), params.end() - 100),
+            "truncated");
+    refused(400, "/v1/circuits/up/files/r1cs", std::vector<std::uint8_t>(r1cs.begin(), r1cs.begin() + r1cs.size() / 2),
+            "r1cs");
     refused(400, "/v1/circuits/up/files/r1cs", params, "neither");
     refused(400, "/v1/circuits/up/files/zkey", r1cs, "zkey");
     refused(404, "/v1/circuits/up/files/wasm", r1cs, "kind");
@@ -1075,8 +1114,10 @@ TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
     {
       const int fd = connect_loopback(d.port());
       ASSERT_GE(fd, 0);
-      const std::string head = "PUT /v1/circuits/up/files/params HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
-                               "Content-Length: " + std::to_string(params.size()) + "\r\n\r\n";
+      const std::string head =
+          "PUT /v1/circuits/up/files/params HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+          "Content-Length: " +
+          std::to_string(params.size()) + "\r\n\r\n";
       ASSERT_EQ(::send(fd, head.data(), head.size(), 0), ssize_t(head.size()));
       ASSERT_EQ(::send(fd, params.data(), params.size() / 2, 0), ssize_t(params.size() / 2));
       EXPECT_TRUE(wait_until([&] { return files_in(dir / "state" / "incoming") == 1; }, std::chrono::seconds(5)));
@@ -1087,7 +1128,12 @@ TEST(DaemonFiles, CircuitsUploadedThenRegistered) {
     EXPECT_EQ(d.call("GET", "/v1/status").first, 200);
 
     // By path it is refused (outside the roots); uploaded it registers.
-    EXPECT_EQ(d.call("POST", "/v1/circuits", json{{"name", "up"}, {"params", (dir / "c.params").string()}, {"r1cs", (dir / "c.snkr1cs").string()}}.dump()).first, 403);
+    EXPECT_EQ(
+        d.call("POST", "/v1/circuits",
+               json{{"name", "up"}, {"params", (dir / "c.params").string()}, {"r1cs", (dir / "c.snkr1cs").string()}}
+                   .dump())
+            .first,
+        403);
     const auto uploaded = put(d, "/v1/circuits/up/files/params", params);
     ASSERT_EQ(uploaded.first, 200) << uploaded.second.dump();
     EXPECT_EQ(uploaded.second.value("bytes", 0u), params.size());
@@ -1138,7 +1184,9 @@ TEST(DaemonFiles, TheClientUploadsAndRegistersACircuit) {
   const json params = client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
   EXPECT_EQ(params.value("bytes", 0u), fs::file_size(dir / "k.params"));
   client.upload_circuit_file("from-client", "r1cs", (dir / "k.snkr1cs").string());
-  EXPECT_EQ(client.register_circuit({{"name", "from-client"}, {"uploaded", {"params", "r1cs"}}}).value("created", false), true);
+  EXPECT_EQ(
+      client.register_circuit({{"name", "from-client"}, {"uploaded", {"params", "r1cs"}}}).value("created", false),
+      true);
   try {
     client.upload_circuit_file("from-client", "params", (dir / "k.params").string());
     ADD_FAILURE() << "a registered circuit's file was replaced";
@@ -1172,7 +1220,8 @@ TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
   for (const std::string& route : served) {
     const auto space = route.find(' ');
     std::string method = route.substr(0, space), path = route.substr(space + 1);
-    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")}, {std::string("{name}"), std::string("x")},
+    for (const auto& [tmpl, value] : {std::pair{std::string("{id}"), std::string("1")},
+                                      {std::string("{name}"), std::string("x")},
                                       {std::string("{kind}"), std::string("params")}})
       if (const auto at = path.find(tmpl); at != std::string::npos) path.replace(at, tmpl.size(), value);
     httplib::Client c("127.0.0.1", d().port());
@@ -1190,8 +1239,9 @@ TEST_F(DaemonTest, OpenApiDocumentMatchesTheRoutes) {
 TEST(DaemonTls, ServesHttpsWithTheConfiguredCertificate) {
   const fs::path dir = fresh_dir("tls");
   const std::string cert = (dir / "cert.pem").string(), key = (dir / "key.pem").string();
-  const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout " +
-                          key + " -out " + cert + " > /dev/null 2>&1";
+  const std::string cmd =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout " +
+      key + " -out " + cert + " > /dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "the openssl command is not installed";
   service::ServiceOptions o = options_in(dir / "state");
   o.tls_cert = cert;
@@ -1249,11 +1299,13 @@ max_upload = "2MiB"
   EXPECT_FALSE(service::apply_service_override(c, "engine.backend=cpu"));
   EXPECT_THROW(service::apply_service_toml(c, "[service]\nretension = 5\n", "t"), engine::ConfigError);
   EXPECT_THROW(service::apply_service_toml(c, "[service]\nretention = \"5y\"\n", "t"), engine::ConfigError);
-  EXPECT_THROW(service::apply_service_toml(c, "[[service.tokens]]\nname = \"a\"\nsha256 = \"12\"\n", "t"), engine::ConfigError);
+  EXPECT_THROW(service::apply_service_toml(c, "[[service.tokens]]\nname = \"a\"\nsha256 = \"12\"\n", "t"),
+               engine::ConfigError);
   // The shipped file parses, engine and service tables alike.
   service::ServiceConfig shipped;
   EXPECT_NO_THROW(service::load_service_config(shipped, std::string(SNARKPIPE_SOURCE_DIR) + "/config/snarkpipe.toml"));
-  EXPECT_NO_THROW(engine::load_config(std::string(SNARKPIPE_SOURCE_DIR) + "/config/snarkpipe.toml", engine::MachineFacts{2, 4096 * MiB}));
+  EXPECT_NO_THROW(engine::load_config(std::string(SNARKPIPE_SOURCE_DIR) + "/config/snarkpipe.toml",
+                                      engine::MachineFacts{2, 4096 * MiB}));
   EXPECT_TRUE(service::is_loopback(shipped.listen.substr(0, shipped.listen.rfind(':'))));
 }
 

@@ -234,7 +234,8 @@ TEST(CircomFiles, MalformedZkey) {
     Bytes b = good;
     const Bytes p = bn128_r();
     std::memcpy(b.data() + g.body + 4 + 48 + 4, p.data(), 32);
-    expect_error<UnsupportedCurveError>(read_zkey_fn, b, "2 (Groth16 header)", g.body + 4 + 48 + 4, "curve not supported");
+    expect_error<UnsupportedCurveError>(read_zkey_fn, b, "2 (Groth16 header)", g.body + 4 + 48 + 4,
+                                        "curve not supported");
   }
   {
     Bytes b = good;
@@ -251,8 +252,8 @@ TEST(CircomFiles, MalformedZkey) {
   // A point off the curve (y changed, still < p), a coordinate >= p, a point outside G1.
   {
     std::uint64_t k = 0;  // a non-identity A point
-    while (std::all_of(good.begin() + std::ptrdiff_t(a.body + k * 96), good.begin() + std::ptrdiff_t(a.body + k * 96 + 96),
-                       [](std::uint8_t x) { return x == 0; }))
+    while (std::all_of(good.begin() + std::ptrdiff_t(a.body + k * 96),
+                       good.begin() + std::ptrdiff_t(a.body + k * 96 + 96), [](std::uint8_t x) { return x == 0; }))
       ++k;
     Bytes b = good;
     b[a.body + k * 96 + 48] ^= 1;

@@ -46,9 +46,7 @@ Ran run(const fs::path& dir, const std::string& cmd) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
 }
 
-bool have_node_and_snarkjs() {
-  return std::system("command -v node > /dev/null 2>&1") == 0 && fs::exists(SNARKJS);
-}
+bool have_node_and_snarkjs() { return std::system("command -v node > /dev/null 2>&1") == 0 && fs::exists(SNARKJS); }
 
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p);
@@ -76,7 +74,8 @@ std::vector<SectionBytes> sections_of(const fs::path& p) {
   for (std::uint64_t i = 0, n = le(8, 4); i < n; ++i) {
     const auto type = std::uint32_t(le(pos, 4));
     const std::uint64_t size = le(pos + 4, 8);
-    out.push_back({type, std::vector<char>(b.begin() + std::ptrdiff_t(pos + 12), b.begin() + std::ptrdiff_t(pos + 12 + size))});
+    out.push_back(
+        {type, std::vector<char>(b.begin() + std::ptrdiff_t(pos + 12), b.begin() + std::ptrdiff_t(pos + 12 + size))});
     pos += 12 + size;
   }
   return out;
@@ -92,9 +91,9 @@ class SyntheticZkeySnarkjs : public ::testing::Test {
     fs::create_directories(dir);
     log_rows = 8 + unsigned(seed % 3);
     wires_expected = 0;
-    const Ran gen = run(dir, "'" + SNARKPIPE + "' synthetic --format circom --constraints 2^" + std::to_string(log_rows) +
-                                 " --public " + std::to_string(2 + seed / 3 % 4) + " --seed " + std::to_string(seed) +
-                                 " --key-backend cpu --json --out c");
+    const Ran gen = run(dir, "'" + SNARKPIPE + "' synthetic --format circom --constraints 2^" +
+                                 std::to_string(log_rows) + " --public " + std::to_string(2 + seed / 3 % 4) +
+                                 " --seed " + std::to_string(seed) + " --key-backend cpu --json --out c");
     ASSERT_EQ(gen.rc, 0) << gen.output;
     const auto j = nlohmann::json::parse(gen.output.substr(gen.output.find('{')));
     wires_expected = j["shape"]["wires"].get<std::uint64_t>();
@@ -175,16 +174,19 @@ TEST_F(SyntheticZkeySnarkjs, SnarkjsAcceptsOurCpuProversProof) {
 // snarkjs): the bellperson prover's proof under the converted key is accepted by snarkjs under
 // snarkjs's own export of the verifying key, and by snarkpipe's verifier under the converted .vk.
 TEST_F(SyntheticZkeySnarkjs, ConvertedKeysBellpersonProofVerifiesUnderTheOriginalVkJson) {
-  const Ran contribute = snarkjs("zkey contribute circuit.zkey contributed.zkey --name=convert -e=\"convert test entropy\"");
+  const Ran contribute =
+      snarkjs("zkey contribute circuit.zkey contributed.zkey --name=convert -e=\"convert test entropy\"");
   ASSERT_EQ(contribute.rc, 0) << contribute.output;
   ASSERT_EQ(snarkjs("zkey export verificationkey contributed.zkey contributed_vk.json").rc, 0);
-  const Ran convert = run(c, "'" + SNARKPIPE +
-                                 "' convert --zkey contributed.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk "
-                                 "--r1cs c.snkr1cs --vk-json contributed_vk.json --wtns witness.wtns");
+  const Ran convert =
+      run(c, "'" + SNARKPIPE +
+                 "' convert --zkey contributed.zkey --circom-r1cs circuit.r1cs --params c.params --vk c.vk "
+                 "--r1cs c.snkr1cs --vk-json contributed_vk.json --wtns witness.wtns");
   ASSERT_EQ(convert.rc, 0) << convert.output;
-  const Ran prove = run(c, "'" + SNARKPIPE +
-                               "' prove --params c.params --r1cs c.snkr1cs --wtns witness.wtns --backend cpu --format snarkjs "
-                               "--proof cv_proof.json --public cv_public.json");
+  const Ran prove =
+      run(c, "'" + SNARKPIPE +
+                 "' prove --params c.params --r1cs c.snkr1cs --wtns witness.wtns --backend cpu --format snarkjs "
+                 "--proof cv_proof.json --public cv_public.json");
   ASSERT_EQ(prove.rc, 0) << prove.output;
   const Ran verify = snarkjs("groth16 verify contributed_vk.json cv_public.json cv_proof.json");
   EXPECT_EQ(verify.rc, 0) << verify.output;
@@ -200,12 +202,13 @@ TEST_F(SyntheticZkeySnarkjs, ConvertedKeysBellpersonProofVerifiesUnderTheOrigina
   EXPECT_EQ(ours.rc, 0) << ours.output;
 
   // A circuit that is not the zkey's is refused, naming both files.
-  const Ran other = run(dir, "'" + SNARKPIPE + "' synthetic --format circom --constraints 2^" + std::to_string(log_rows) +
-                                 " --public 2 --seed 7 --key-backend cpu --out other");
+  const Ran other = run(dir, "'" + SNARKPIPE + "' synthetic --format circom --constraints 2^" +
+                                 std::to_string(log_rows) + " --public 2 --seed 7 --key-backend cpu --out other");
   ASSERT_EQ(other.rc, 0) << other.output;
-  const Ran refused = run(c, "'" + SNARKPIPE +
-                                 "' convert --zkey contributed.zkey --circom-r1cs ../other/circuit.r1cs --params x.params "
-                                 "--r1cs x.snkr1cs");
+  const Ran refused =
+      run(c, "'" + SNARKPIPE +
+                 "' convert --zkey contributed.zkey --circom-r1cs ../other/circuit.r1cs --params x.params "
+                 "--r1cs x.snkr1cs");
   EXPECT_NE(refused.rc, 0);
   EXPECT_NE(refused.output.find("contributed.zkey"), std::string::npos) << refused.output;
   EXPECT_NE(refused.output.find("other/circuit.r1cs"), std::string::npos) << refused.output;
@@ -229,8 +232,9 @@ TEST_F(SyntheticZkeySnarkjs, OurKeyIsSnarkjsSetupsKeyForTheSameToxicWaste) {
   for (std::size_t i = 0; i < ours.size(); ++i) {
     EXPECT_EQ(ours[i].type, theirs[i].type) << "section " << i << " of the file";
     if (ours[i].type == 10) continue;  // the circuit hash and contributions: ours are left empty
-    EXPECT_TRUE(ours[i].body == theirs[i].body) << "section type " << ours[i].type << " differs (" << ours[i].body.size()
-                                                << " bytes against snarkjs's " << theirs[i].body.size() << ")";
+    EXPECT_TRUE(ours[i].body == theirs[i].body)
+        << "section type " << ours[i].type << " differs (" << ours[i].body.size() << " bytes against snarkjs's "
+        << theirs[i].body.size() << ")";
   }
 }
 
