@@ -21,11 +21,7 @@ if [ "${1:-}" = "--pack" ] || [ "${1:-}" = "--pack-cli" ]; then
     cp build/rust-cuzk/release/snarkpipe-abi-check "$DIST/abi-check-cuzk"
     for abi in supraseal cuzk; do cp -L build/src/ffi/libsnarkpipe_$abi.so "$DIST/lib/libsnarkpipe_$abi.so.0"; done
   fi
-  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3 libcpp-httplib.so.0.11 libbrotlidec.so.1 \
-    libbrotlienc.so.1 libbrotlicommon.so.1 libssl.so.3 libcrypto.so.3 libz.so.1; do
-    p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
-    [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
-  done
+  bash bench/cuda/pack_libs.sh "$DIST/lib" "$DIST"/snarkpipe* $(ls "$DIST"/test_* "$DIST"/abi-check-* "$DIST"/lib/libsnarkpipe_* 2>/dev/null)
   strip "$DIST"/snarkpipe "$DIST"/test_* "$DIST"/abi-check-* "$DIST"/lib/libsnarkpipe_* 2>/dev/null
   xz -T0 -6 -f "$DIST"/snarkpipe "$DIST"/test_* 2>/dev/null
   du -sh "$DIST"

@@ -17,11 +17,7 @@ DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
   cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/snarkpipe "$DIST/"
-  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3 libcpp-httplib.so.0.11 libbrotlidec.so.1 \
-    libbrotlienc.so.1 libbrotlicommon.so.1 libssl.so.3 libcrypto.so.3 libz.so.1; do
-    p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
-    [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
-  done
+  bash bench/cuda/pack_libs.sh "$DIST/lib" "$DIST"/snarkpipe* $(ls "$DIST"/test_* "$DIST"/*.so* 2>/dev/null)
   # Stripped and xz-compressed, so the binaries fit the device tool's 64 MiB carry
   # (unpacked there by the run below).
   for f in "$DIST"/snarkpipe "$DIST"/test_cuda_*; do

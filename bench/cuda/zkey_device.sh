@@ -15,11 +15,7 @@ DIST=build/zkey-dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
   cp build/snarkpipe "$DIST/"
-  for lib in libtbb.so.12 libtbbmalloc.so.2 libtomlplusplus.so.3 libcpp-httplib.so.0.11 libbrotlidec.so.1 \
-    libbrotlienc.so.1 libbrotlicommon.so.1 libssl.so.3 libcrypto.so.3 libz.so.1 libsqlite3.so.0; do
-    p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
-    [ -n "$p" ] && cp -L "$p" "$DIST/lib/"
-  done
+  bash bench/cuda/pack_libs.sh "$DIST/lib" "$DIST"/snarkpipe* $(ls "$DIST"/test_* "$DIST"/*.so* 2>/dev/null)
   strip "$DIST/snarkpipe" && xz -T0 -6 -f "$DIST/snarkpipe"
   du -sh "$DIST"
   exit 0
