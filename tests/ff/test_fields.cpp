@@ -33,6 +33,21 @@ void check_field_laws(SeededRng& rng, int iters) {
   }
 }
 
+// The Fp values whose every pair the Fp2 tests combine into edge elements: 0, 1, 2, −1, −2,
+// 1/2, −1/2, the largest words below R (unreduced) and the smallest nonzero Montgomery word.
+std::vector<Fp> fp2_edge_components() {
+  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
+  return {Fp::zero(),
+          one,
+          one + one,
+          pm1,
+          pm1 - one,
+          half,
+          -half,
+          Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
+          Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+}
+
 }  // namespace
 
 TEST(Fp, FieldLaws) {
@@ -165,16 +180,7 @@ TEST(Fp2, ProductAgainstReferences) {
 #endif
     return true;
   };
-  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  const std::vector<Fp> e = {Fp::zero(),
-                             one,
-                             one + one,
-                             pm1,
-                             pm1 - one,
-                             half,
-                             -half,
-                             Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
-                             Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+  const std::vector<Fp> e = fp2_edge_components();
   std::vector<Fp2> edge;
   for (const Fp& x : e)
     for (const Fp& y : e) edge.push_back({x, y});
@@ -246,16 +252,7 @@ TEST(Fp2, SquareAgainstProduct) {
   auto reference = [](const Fp2& a) {
     return Fp2{Fp::mul_portable(a.c0, a.c0) - Fp::mul_portable(a.c1, a.c1), Fp::mul_portable(a.c0, a.c1).dbl()};
   };
-  const Fp one = Fp::one(), pm1 = -one, half = Fp::from_u64(2).inverse();
-  const std::vector<Fp> e = {Fp::zero(),
-                             one,
-                             one + one,
-                             pm1,
-                             pm1 - one,
-                             half,
-                             -half,
-                             Fp::from_montgomery({~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, 0}),
-                             Fp::from_montgomery({1, 0, 0, 0, 0, 0})};
+  const std::vector<Fp> e = fp2_edge_components();
   for (const Fp& x : e)
     for (const Fp& y : e) {
       const Fp2 a{x, y};
