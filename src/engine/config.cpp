@@ -101,6 +101,7 @@ std::string EngineConfig::describe() const {
     << "gpu.workers_per_device = " << workers_per_device << "\n"
     << "gpu.max_retries = " << max_retries << "\n"
     << "gpu.failures_before_out_of_service = " << device_failure_limit << "\n"
+    << "gpu.cpu_fallback = " << (cpu_fallback ? "true" : "false") << "\n"
     << "finalizer.workers = " << finalizer_workers << "\n"
     << "memory.budget = " << format_bytes(host_budget) << "\n"
     << "memory.device_budget = " << (device_budget ? format_bytes(*device_budget) : std::string("auto")) << "\n"
@@ -245,6 +246,7 @@ void apply_toml(EngineConfig& c, std::string_view text, const MachineFacts& mach
     if (!t.count("max_retries", c.max_retries)) c.max_retries = d.max_retries;
     if (!t.count("failures_before_out_of_service", c.device_failure_limit))
       c.device_failure_limit = d.device_failure_limit;
+    t.boolean("cpu_fallback", c.cpu_fallback);
     t.finish();
   }
   {

@@ -33,6 +33,7 @@ struct EngineConfig {
   std::size_t workers_per_device = 2;          // gpu.workers_per_device
   unsigned max_retries = 2;                    // gpu.max_retries: device errors per partition
   unsigned device_failure_limit = 3;           // gpu.failures_before_out_of_service (consecutive)
+  bool cpu_fallback = true;                    // gpu.cpu_fallback: prove on the CPU once no device is in service
   std::size_t finalizer_workers = 1;           // finalizer.workers ("auto": a quarter of the cores, 1..4)
   std::uint64_t host_budget = 0;               // memory.budget ("auto": RAM − memory.margin)
   std::optional<std::uint64_t> device_budget;  // memory.device_budget per device ("auto": none set)

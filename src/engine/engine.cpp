@@ -52,7 +52,8 @@ Engine::Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, Lo
   }
   if (chosen.empty()) throw EngineError("the " + backend_->kind() + " backend has no device");
 
-  std::vector<std::string> names;
+  std::vector<std::string>& names = device_names_;
+  devices_.reserve(chosen.size() + 1);
   for (const auto& spec : chosen) {
     auto d = std::make_unique<Device>();
     d->spec = spec;
@@ -62,7 +63,7 @@ Engine::Engine(EngineConfig config, std::shared_ptr<BackendProvider> backend, Lo
     names.push_back(std::to_string(spec.index) + ":" + spec.name);
     devices_.push_back(std::move(d));
   }
-  timeline_.set_devices(std::move(names));
+  timeline_.set_devices(names);
   lookahead_ =
       config_.lookahead ? config_.lookahead : config_.synthesis_workers + devices_.size() * config_.workers_per_device;
 
@@ -152,13 +153,15 @@ JobId Engine::submit(ProofRequest request) {
       {
         std::lock_guard lock(mu_);
         for (const auto& d : devices_)
-          if (d->in_service && d->memory->limit() && (!limit || d->memory->limit() < limit)) limit = d->memory->limit();
+          if (d->in_service && !d->cpu_fallback && d->memory->limit() && (!limit || d->memory->limit() < limit))
+            limit = d->memory->limit();
       }
       needs = backend_->needs(*pinned.keys, limit);
       const auto& r = pinned.keys->r1cs;
       store_.check_fits(type, WitnessBufferPool::bytes_for(r.num_inputs, r.num_aux) + needs.host_per_partition);
       std::lock_guard lock(mu_);
       const bool fits = std::any_of(devices_.begin(), devices_.end(), [&](const auto& d) {
+        if (d->in_service && d->cpu_fallback) return true;
         return d->in_service && needs.device_resident <= d->memory->limit() &&
                needs.device_per_partition <= d->memory->limit() - needs.device_resident;
       });

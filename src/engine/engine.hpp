@@ -157,6 +157,7 @@ class Engine {
     std::uint64_t next_ticket = 0;  // under the engine's mutex
     std::uint64_t serving = 0;      // under start_lock
     bool in_service = true;
+    bool cpu_fallback = false;  // the CPU, started when no device was left (gpu.cpu_fallback)
     std::string reason;
     unsigned consecutive_failures = 0;
     std::size_t proved = 0, failures = 0, live_workers = 0;
@@ -185,6 +186,9 @@ class Engine {
   // device's fault, counted against the device and the partition (which may fail the job).
   void proof_failed_on_device(Job& job, std::uint32_t partition, Device& d, const std::string& what);
   void take_out_of_service(Device& d, const std::string& why);
+  // Adds the CPU as a device and starts its worker; false when gpu.cpu_fallback is off, the
+  // backend is the CPU already, or the fallback was started before.
+  bool start_cpu_fallback();
   void wake();
   void finish_job(Job& job, JobState state, const std::string& error);
   void release_ready(Ready& r);
@@ -225,7 +229,10 @@ class Engine {
   std::vector<SparePacked> take_spare_packed();
   std::size_t synthesizing_ = 0;  // partitions in a synthesis worker now
   std::size_t lookahead_ = 0;     // most partitions synthesizing or waiting for a device
+  // Reserved for one more than the devices chosen: the CPU fallback is appended while the
+  // device workers run, and they index it without the lock (so it must never reallocate).
   std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<std::string> device_names_;  // the timeline's
   std::size_t retried_ = 0, verification_failures_ = 0, proved_ = 0;
 
   std::vector<std::thread> synthesis_threads_, finalizer_threads_;

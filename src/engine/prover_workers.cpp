@@ -1,12 +1,14 @@
 // The device workers (start() under the device's lock, nothing else under it) and the
 // finalizers (finish, then self-verification: no proof leaves unverified), with the
 // failure policy: retries, devices taken out of service, jobs failed once with the cause.
+#include "engine/cpu_fallback.hpp"
 #include "engine/engine.hpp"
 #include "groth16/verifier.hpp"
 
 namespace snarkpipe::engine {
 
 std::uint64_t Engine::device_need(const Device& d, const Job& job) const {
+  if (d.cpu_fallback) return 0;  // proves in host memory
   return job.needs.device_per_partition + (d.resident.contains(job.keys.get()) ? 0 : job.needs.device_resident);
 }
 
@@ -21,11 +23,30 @@ void Engine::take_out_of_service(Device& d, const std::string& why) {
   d.reason = why;
   log_("device " + std::to_string(d.spec.index) + " (" + d.spec.name + ") taken out of service: " + why);
   if (std::any_of(devices_.begin(), devices_.end(), [](const auto& x) { return x->in_service; })) return;
+  if (!stopping_ && start_cpu_fallback()) return;
   log_("no device left in service: failing every unfinished job");
   for (auto& [_, job] : jobs_)
     if (!is_terminal(job->state))
       finish_job(*job, JobState::FAILED,
                  "no device in service (device " + std::to_string(d.spec.index) + ": " + why + ")");
+}
+
+bool Engine::start_cpu_fallback() {
+  if (!config_.cpu_fallback || backend_->kind() == "cpu" ||
+      std::any_of(devices_.begin(), devices_.end(), [](const auto& x) { return x->cpu_fallback; }))
+    return false;
+  auto d = std::make_unique<Device>();
+  d->spec = DeviceSpec{-1, "cpu (fallback)", 0};
+  d->cpu_fallback = true;
+  d->memory = std::make_unique<MemoryBudget>("the CPU fallback", config_.device_budget_for(0));
+  d->live_workers = 1;
+  devices_.push_back(std::move(d));  // never reallocates: reserved in the constructor
+  device_names_.push_back("cpu:fallback");
+  timeline_.set_devices(device_names_);
+  const std::size_t slot = devices_.size() - 1;
+  log_("no device left in service: proving on the CPU from now on (gpu.cpu_fallback)");
+  devices_[slot]->threads.emplace_back([this, slot] { device_worker(slot, std::make_unique<CpuFallbackBackend>()); });
+  return true;
 }
 
 void Engine::device_failed(Device& d, const std::string& what) {
@@ -79,8 +100,8 @@ void Engine::device_worker(std::size_t slot, std::unique_ptr<groth16::ProverBack
     // device_can_take checked that it fits; nobody else reserves on this device meanwhile
     // except under mu_, which is held.
     d.memory->try_reserve(need);
-    if (!d.resident.contains(keys.get())) d.resident[keys.get()] = job.needs.device_resident;
-    const std::uint64_t per_partition = job.needs.device_per_partition;
+    if (!d.resident.contains(keys.get())) d.resident[keys.get()] = d.cpu_fallback ? 0 : job.needs.device_resident;
+    const std::uint64_t per_partition = d.cpu_fallback ? 0 : job.needs.device_per_partition;
     lock.unlock();
 
     groth16::ProofParts parts;

@@ -3,14 +3,19 @@
 // budgets under backpressure, idempotency keys, the device lock, and the timeline.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <thread>
 
+#include "engine/cpu_fallback.hpp"
 #include "engine/engine.hpp"
 #include "engine/waterfall.hpp"
 #include "engine_fixture.hpp"
+#include "groth16/params_file.hpp"
 #include "groth16/verifier.hpp"
 
 using namespace snarkpipe;
@@ -371,11 +376,65 @@ TEST(Engine, NoDeviceLeftFailsTheJobsAndRefusesNewOnes) {
   EngineConfig c = small_config();
   c.device_failure_limit = 2;
   c.max_retries = 10;
+  c.cpu_fallback = false;
   h.start_scripted(c, 2);
   const JobResult r = h.engine->wait(h.engine->submit(h.request(2)));
   EXPECT_EQ(r.state, JobState::FAILED);
   EXPECT_NE(r.error.find("no device in service"), std::string::npos) << r.error;
   EXPECT_THROW(h.engine->submit(h.request(1)), EngineError);
+}
+
+// gpu.cpu_fallback (the default): once the last device is out of service the engine goes on
+// on the CPU. The job that retired the devices, and every later one, ends with verified
+// proofs, and the devices' memory is not charged for the CPU's partitions.
+TEST(Engine, NoDeviceLeftFallsBackToTheCpu) {
+  Harness h("Engine.CpuFallback");
+  h.script->fault = [](int, int) { return Fault::THROW; };
+  EngineConfig c = small_config();
+  c.device_failure_limit = 2;
+  c.max_retries = 10;
+  h.start_scripted(c, 2, MemoryNeeds{0, 64 * MiB, 128 * MiB}, 2048 * MiB);
+  const JobId first = h.engine->submit(h.request(3, Priority::HIGH));
+  h.expect_proved(h.engine->wait(first), 3);
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(2))), 2);
+  const EngineStats s = h.engine->stats();
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_FALSE(s.devices[0].in_service);
+  EXPECT_FALSE(s.devices[1].in_service);
+  EXPECT_EQ(s.devices[2].name, "cpu (fallback)");
+  EXPECT_TRUE(s.devices[2].in_service);
+  EXPECT_EQ(s.devices[2].partitions_proved, 5u);
+  EXPECT_EQ(s.devices[0].partitions_proved + s.devices[1].partitions_proved, 0u);
+  EXPECT_TRUE(h.logged("proving on the CPU from now on"));
+  EXPECT_FALSE(h.logged("failing every unfinished job"));
+  h.until_quiet();
+}
+
+// A key whose queries stayed in its .params file (what GPU hosts load) is read whole for the
+// CPU fallback: its parts equal the CPU prover's on the key read into memory.
+TEST(Engine, TheCpuFallbackReadsADeferredKeyWhole) {
+  Harness h("Engine.CpuFallbackDeferred");
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("snarkpipe-fallback-" + std::to_string(::getpid()) + ".params"))
+          .string();
+  groth16::write_params(path, h.circuit.keys->pk);
+  const groth16::ProvingKey deferred = groth16::open_params_deferred(path);
+  ASSERT_FALSE(deferred.queries_on_host());
+  groth16::Witness w;
+  synthesize_into(*h.circuit.circuit, w);
+  CpuFallbackBackend fallback;
+  const groth16::ProofParts got = fallback.start(deferred, h.circuit.keys->r1cs, w);
+  const groth16::ProofParts again = fallback.start(deferred, h.circuit.keys->r1cs, w);  // the cached copy
+  const groth16::ProofParts want = groth16::CpuBackend().start(h.circuit.keys->pk, h.circuit.keys->r1cs, w);
+  for (const auto* p : {&got, &again}) {
+    EXPECT_EQ(p->h.to_affine(), want.h.to_affine());
+    EXPECT_EQ(p->l.to_affine(), want.l.to_affine());
+    EXPECT_EQ(p->a.to_affine(), want.a.to_affine());
+    EXPECT_EQ(p->b_g1.to_affine(), want.b_g1.to_affine());
+    EXPECT_EQ(p->b_g2.to_affine(), want.b_g2.to_affine());
+  }
+  fallback.release_key(deferred);
+  std::filesystem::remove(path);
 }
 
 TEST(Engine, ProverErrorIsThePartitionsNotTheDevices) {
@@ -454,6 +513,7 @@ TEST(Engine, WithoutTheWitnessCheckABadDeviceIsStillTakenOutOfService) {
   c.check_witness = false;
   c.device_failure_limit = 2;
   c.max_retries = 5;
+  c.cpu_fallback = false;
   h.start_scripted(c);
   const JobResult r = h.engine->wait(h.engine->submit(h.request(1)));
   EXPECT_EQ(r.state, JobState::FAILED);
