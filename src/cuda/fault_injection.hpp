@@ -8,8 +8,8 @@
 
 namespace snarkpipe::cuda::fault_injection {
 
-inline std::atomic<long> calls_to_skip{0};    // checked calls that still succeed first
-inline std::atomic<long> calls_to_fail{0};    // then this many fail
+inline std::atomic<long> calls_to_skip{0};      // checked calls that still succeed first
+inline std::atomic<long> calls_to_fail{0};      // then this many fail
 inline std::atomic<long> failures_reported{0};  // how many have failed so far
 
 // From now on: `skip` checked calls pass, then the next `fail` calls fail.

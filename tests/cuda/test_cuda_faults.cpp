@@ -66,7 +66,8 @@ struct FaultedEngine {
   }
   bool logged(const std::string& needle) {
     std::lock_guard lock(mu);
-    return std::any_of(log.begin(), log.end(), [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+    return std::any_of(log.begin(), log.end(),
+                       [&](const std::string& l) { return l.find(needle) != std::string::npos; });
   }
 };
 
