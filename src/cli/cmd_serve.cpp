@@ -31,6 +31,7 @@
 #ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
 #include <unistd.h>
 
+#include "cluster/cluster_worker.hpp"
 #include "cluster/postgres_job_store.hpp"
 #endif
 #endif
@@ -210,8 +211,11 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
     }
     sc.options.open_store = [&sc](const service::Spool& spool) -> std::unique_ptr<service::JobStore> {
       return std::make_unique<cluster::PostgresJobStore>(cluster::PostgresStoreOptions{
-          sc.db, sc.cluster_host, spool.witness(""), sc.cluster_witness_inline_limit, sc.cluster_witness_dir});
+          sc.db, sc.cluster_host, spool.witness(""), sc.cluster_witness_inline_limit, sc.cluster_shared_dir});
     };
+    // The cluster's hosts prove by claiming partitions (this one too, unless told not to).
+    sc.options.proved_by_claims = true;
+    sc.options.shared_keys_dir = sc.cluster_shared_dir;
 #else
     throw std::invalid_argument(
         "this snarkpipe was built without PostgreSQL (libpq-dev): --db postgresql://... is not available");
@@ -250,6 +254,22 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
     const nlohmann::json r = svc.register_circuit(spec_to_json(o.circuit).dump());
     std::fprintf(stderr, "  circuit: %s\n", r.value("name", std::string()).c_str());
   });
+#ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
+  // Claims begin once the recovery and --circuit are done (startup, below).
+  std::unique_ptr<cluster::ClusterQueue> queue;
+  std::unique_ptr<cluster::ClusterWorker> worker;
+  if (clustered && sc.cluster_prove) {
+    queue = std::make_unique<cluster::ClusterQueue>(cluster::QueueOptions{
+        sc.db, sc.cluster_host, std::chrono::duration_cast<std::chrono::milliseconds>(sc.cluster_lease),
+        config.host_budget, SNARKPIPE_VERSION, sc.cluster_witness_inline_limit, sc.cluster_shared_dir});
+    cluster::WorkerOptions w;
+    w.slots = sc.cluster_slots ? sc.cluster_slots : unsigned(std::max<std::size_t>(1, eng.stats().devices.size()) * 2);
+    w.max_attempts = sc.cluster_max_attempts;
+    w.scratch_dir = sc.options.state_dir / "cluster";
+    w.zkey_prove = sc.options.zkey_prove;
+    worker = std::make_unique<cluster::ClusterWorker>(eng, svc, *queue, std::move(w));
+  }
+#endif
   const bool tls = !sc.options.tls_cert.empty();
   std::fprintf(
       stderr, "snarkpipe daemon on %s://%s:%d (backend %s); Ctrl-C stops it. State in %s%s. Engine configuration:\n",
@@ -266,6 +286,16 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   std::thread startup([&] {
     try {
       svc.wait_ready();
+#ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
+      if (worker) {
+        worker->start();
+        std::fprintf(stderr, "  cluster host %s: claiming partitions (%u at once, leases of %llds)\n",
+                     sc.cluster_host.c_str(), worker->status().value("slots", 0u), (long long)sc.cluster_lease.count());
+      } else if (clustered) {
+        std::fprintf(stderr, "  cluster host %s: admitting jobs only (service.cluster_prove = false)\n",
+                     sc.cluster_host.c_str());
+      }
+#endif
       if (svc.ready()) std::fprintf(stderr, "snarkpipe daemon: ready\n");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "snarkpipe daemon: start failed: %s\n", e.what());
@@ -280,6 +310,14 @@ int run_serve(const ServeOptions& o, bool register_at_start) {
   const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(sc.options.shutdown_deadline);
   std::fprintf(stderr, "snarkpipe daemon: %s, draining (running jobs get %llds)\n",
                sig == SIGINT ? "interrupted" : "terminated", (long long)sc.options.shutdown_deadline.count());
+#ifdef SNARKPIPE_HAVE_CLUSTER_SERVICE
+  if (worker) {
+    // Partitions in work get the deadline; the rest go back to the queue for other hosts.
+    const auto [proved, released] = worker->drain(deadline);
+    std::fprintf(stderr, "snarkpipe daemon: %zu partition(s) finished while draining, %zu given back to the queue\n",
+                 proved, released);
+  }
+#endif
   const auto [finished, left] = svc.drain(deadline);
   std::fprintf(stderr, "snarkpipe daemon: %zu job(s) finished while draining, %zu left queued for the next start\n",
                finished, left);

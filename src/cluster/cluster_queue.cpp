@@ -49,7 +49,7 @@ constexpr Statement kClaim{"claim_partition", R"sql(
 WITH candidate AS (
   SELECT p.job_id, p.index
   FROM jobs j JOIN partitions p ON p.job_id = j.id
-  WHERE j.state = 'queued' AND j.partition_memory_bytes <= $2
+  WHERE j.state = 'queued' AND j.partition_memory_bytes <= $2 AND NOT (j.circuit = ANY ($4::text[]))
     AND (p.state = 'queued' OR (p.state = 'claimed' AND p.lease_until < now()))
   ORDER BY j.priority DESC, j.created, j.id, p.index
   LIMIT 1
@@ -61,7 +61,8 @@ SET state = 'claimed', claimed_by = $1, claim_token = nextval('claim_tokens'),
 FROM candidate c, jobs j
 WHERE p.job_id = c.job_id AND p.index = c.index AND j.id = c.job_id
 RETURNING p.job_id, p.index, j.partitions, p.claim_token, p.attempts, j.circuit, j.request, j.priority,
-  (extract(epoch FROM (p.lease_until - now())) * 1000)::bigint, j.witness_inline, j.witness_path)sql"};
+  (extract(epoch FROM (p.lease_until - now())) * 1000)::bigint, j.witness_inline, j.witness_path, j.seed,
+  j.witness_format, j.witness_offsets)sql"};
 
 // Renews only live leases this process holds (by token): an expired one may already be
 // someone else's, and a lease of a closed job is not worth keeping.
@@ -77,7 +78,7 @@ WHERE p.claimed_by = $1 AND p.claim_token = ANY ($3::bigint[]) AND p.state = 'cl
 RETURNING p.job_id, p.index, p.claim_token)sql"};
 
 constexpr Statement kComplete{"complete_partition",
-                              "SELECT outcome, job_state FROM complete_partition($1, $2, $3, $4, $5, $6)"};
+                              "SELECT outcome, job_state FROM complete_partition($1, $2, $3, $4, $5, $6, $7)"};
 
 constexpr Statement kRelease{"release_partition", R"sql(
 UPDATE partitions SET state = 'queued', claimed_by = NULL, claim_token = NULL, lease_until = NULL
@@ -128,6 +129,21 @@ std::string token_array(const std::set<std::int64_t>& tokens) {
   for (std::int64_t t : tokens) {
     if (out.size() > 1) out += ',';
     out += std::to_string(t);
+  }
+  return out + "}";
+}
+
+// A text[] literal: each element quoted, its quotes and backslashes escaped.
+std::string text_array(const std::set<std::string>& items) {
+  std::string out = "{";
+  for (const std::string& item : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char ch : item) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    out += '"';
   }
   return out + "}";
 }
@@ -228,12 +244,13 @@ SubmitResult ClusterQueue::submit(const JobSubmission& job) {
   throw std::runtime_error("cluster: idempotency key '" + job.idempotency_key + "' neither inserts nor reads");
 }
 
-std::optional<ClaimedPartition> ClusterQueue::claim(std::uint64_t memory_available_bytes) {
+std::optional<ClaimedPartition> ClusterQueue::claim(std::uint64_t memory_available_bytes,
+                                                    const std::set<std::string>& skip_circuits) {
   std::lock_guard lock(mu_);
   PgResult r = db_.execute(
       kClaim, {PgParam::text(options_.host),
                PgParam::integer(static_cast<std::int64_t>(std::min<std::uint64_t>(memory_available_bytes, INT64_MAX))),
-               PgParam::integer(options_.lease.count())});
+               PgParam::integer(options_.lease.count()), PgParam::text(text_array(skip_circuits))});
   if (r.rows() == 0) return std::nullopt;
   ClaimedPartition c;
   c.job_id = r.integer(0, 0);
@@ -247,6 +264,9 @@ std::optional<ClaimedPartition> ClusterQueue::claim(std::uint64_t memory_availab
   c.lease_remaining = std::chrono::milliseconds(r.integer(0, 8));
   c.witness_inline = r.bytes(0, 9);
   if (!r.is_null(0, 10)) c.witness_path = r.text(0, 10);
+  c.seed = static_cast<std::uint64_t>(r.integer(0, 11));
+  c.witness_format = r.text(0, 12);
+  c.witness_offsets = r.text(0, 13);
   held_tokens_.insert(c.token);
   return c;
 }
@@ -266,11 +286,12 @@ std::vector<PartitionRef> ClusterQueue::heartbeat() {
 }
 
 CompleteOutcome ClusterQueue::complete(const ClaimedPartition& claimed, std::span<const std::uint8_t> proof,
-                                       bool verified) {
+                                       bool verified, const std::string& public_inputs) {
   std::lock_guard lock(mu_);
-  PgResult r = db_.execute(
-      kComplete, {PgParam::integer(claimed.job_id), PgParam::integer(claimed.index), PgParam::integer(claimed.token),
-                  PgParam::bytes(proof), PgParam::boolean(verified), PgParam::text(options_.host)});
+  PgResult r =
+      db_.execute(kComplete, {PgParam::integer(claimed.job_id), PgParam::integer(claimed.index),
+                              PgParam::integer(claimed.token), PgParam::bytes(proof), PgParam::boolean(verified),
+                              PgParam::text(options_.host), PgParam::text(public_inputs)});
   held_tokens_.erase(claimed.token);
   const std::string outcome = r.text(0, 0);
   if (outcome == "accepted") return CompleteOutcome::accepted;

@@ -82,6 +82,9 @@ struct ClaimedPartition {
   std::chrono::milliseconds lease_remaining{0};  // as the database counts it
   std::vector<std::uint8_t> witness_inline;      // the job's witness when in the row
   std::string witness_path;                      // else where it lies
+  std::uint64_t seed = 1;                        // the daemon's job fields (postgres_job_store.hpp)
+  std::string witness_format;                    // empty: a seeded witness
+  std::string witness_offsets = "[]";            // where each partition starts in the witness
 };
 
 struct PartitionRef {
@@ -154,17 +157,20 @@ class ClusterQueue {
   // std::invalid_argument for a witness over the inline limit with no shared folder.
   SubmitResult submit(const JobSubmission& job);
 
-  // One partition whose job needs at most `memory_available_bytes`, under a new lease; nullopt
-  // when none is waiting.
-  std::optional<ClaimedPartition> claim(std::uint64_t memory_available_bytes);
+  // One partition whose job needs at most `memory_available_bytes`, and whose circuit is not
+  // in `skip_circuits` (circuits this host cannot prove), under a new lease; nullopt when none
+  // is waiting.
+  std::optional<ClaimedPartition> claim(std::uint64_t memory_available_bytes,
+                                        const std::set<std::string>& skip_circuits = {});
 
   // Renews the leases this host holds and records its heartbeat; returns the partitions still
   // held. One missing from the answer was lost (expired and taken, or its job closed): stop it.
   std::vector<PartitionRef> heartbeat();
 
-  // Stores a partition's proof with its verification. A proof that did not verify fails the
-  // job (no unverified proof is ever assembled).
-  CompleteOutcome complete(const ClaimedPartition& claimed, std::span<const std::uint8_t> proof, bool verified);
+  // Stores a partition's proof with its verification and its public inputs (JSON, may be
+  // empty). A proof that did not verify fails the job (no unverified proof is ever assembled).
+  CompleteOutcome complete(const ClaimedPartition& claimed, std::span<const std::uint8_t> proof, bool verified,
+                           const std::string& public_inputs = "");
 
   // Gives a claim back to the queue (a host draining); false when it was no longer held.
   bool release(const ClaimedPartition& claimed);

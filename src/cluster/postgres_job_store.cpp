@@ -109,7 +109,7 @@ std::pair<StoredJob, bool> PostgresJobStore::insert(StoredJob job) {
         throw std::invalid_argument("a witness of " + std::to_string(fs::file_size(upload)) +
                                     " bytes is over the cluster's inline limit of " +
                                     std::to_string(options_.witness_inline_limit) +
-                                    " bytes and no shared witness folder is configured (service.cluster_witness_dir)");
+                                    " bytes and no shared witness folder is configured (service.cluster_shared_dir)");
       shared = copy_to_shared(upload, options_.witness_dir);
     }
   }
@@ -117,8 +117,8 @@ std::pair<StoredJob, bool> PostgresJobStore::insert(StoredJob job) {
   static constexpr Statement kInsert{"store_insert_job", R"sql(
 WITH new_job AS (
   INSERT INTO jobs (circuit, partitions, priority, idempotency_key, request, witness_inline, witness_path, submitted_by,
-                    seed, witness_format, witness_file, witness_offsets, token, created)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, to_timestamp($14))
+                    seed, witness_format, witness_file, witness_offsets, token, created, partition_memory_bytes)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, to_timestamp($14), $15)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING id, partitions
 ), new_partitions AS (
@@ -135,7 +135,8 @@ SELECT id, pg_notify('snarkpipe_work', id::text) FROM new_job)sql"};
                               shared ? PgParam::text(shared->string()) : PgParam::null(), PgParam::text(options_.host),
                               PgParam::integer(static_cast<std::int64_t>(job.seed)), PgParam::text(job.witness_format),
                               PgParam::text(job.witness_file), PgParam::text(job.witness_offsets),
-                              PgParam::text(job.token), PgParam::integer(job.created_at)});
+                              PgParam::text(job.token), PgParam::integer(job.created_at),
+                              PgParam::integer(static_cast<std::int64_t>(job.partition_memory_bytes))});
     if (created.rows() == 1) {
       job.id = static_cast<std::uint64_t>(created.integer(0, 0));
       return {std::move(job), true};
@@ -235,6 +236,30 @@ std::vector<StoredCircuit> PostgresJobStore::circuits() const {
   std::vector<StoredCircuit> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.integer(i, 2)});
   return out;
+}
+
+std::optional<StoredCircuit> PostgresJobStore::add_circuit_once(const StoredCircuit& c) {
+  std::lock_guard lock(mu_);
+  // The first host to register a name wins; the others adopt its registration (its keys).
+  PgResult added = db_.execute({"store_add_circuit_once", R"sql(INSERT INTO circuits (name, spec, created)
+VALUES ($1, $2, to_timestamp($3)) ON CONFLICT (name) DO NOTHING RETURNING name)sql"},
+                               {PgParam::text(c.name), PgParam::text(c.spec), PgParam::integer(c.created_at)});
+  if (added.rows() == 1) return std::nullopt;
+  PgResult r = db_.execute(
+      {"store_circuit", "SELECT name, spec, extract(epoch FROM created)::bigint FROM circuits WHERE name = $1"},
+      {PgParam::text(c.name)});
+  if (r.rows() == 0) throw std::runtime_error("cluster: circuit '" + c.name + "' was registered and removed at once");
+  return StoredCircuit{r.text(0, 0), r.text(0, 1), r.integer(0, 2)};
+}
+
+std::optional<service::PartitionProgress> PostgresJobStore::partition_progress(std::uint64_t id) const {
+  std::lock_guard lock(mu_);
+  PgResult r = db_.execute({"store_partition_progress", R"sql(
+SELECT count(*) FILTER (WHERE state = 'claimed' AND lease_until >= now()), count(*) FILTER (WHERE state = 'done')
+FROM partitions WHERE job_id = $1)sql"},
+                           {PgParam::integer(static_cast<std::int64_t>(id))});
+  return service::PartitionProgress{static_cast<std::size_t>(r.integer(0, 0)),
+                                    static_cast<std::size_t>(r.integer(0, 1))};
 }
 
 }  // namespace snarkpipe::cluster

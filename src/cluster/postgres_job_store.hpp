@@ -43,6 +43,8 @@ class PostgresJobStore final : public service::JobStore {
   std::map<std::string, std::size_t> count_by_state() const override;
   void add_circuit(const service::StoredCircuit& c) override;
   std::vector<service::StoredCircuit> circuits() const override;
+  std::optional<service::StoredCircuit> add_circuit_once(const service::StoredCircuit& c) override;
+  std::optional<service::PartitionProgress> partition_progress(std::uint64_t id) const override;
 
  private:
   PostgresStoreOptions options_;

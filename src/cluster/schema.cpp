@@ -146,6 +146,65 @@ $fn$)sql",
   created timestamptz NOT NULL DEFAULT now()
 ))sql",
        }},
+      {3,
+       "completion stores the partition's public inputs",
+       {
+           "DROP FUNCTION complete_partition(bigint, integer, bigint, bytea, boolean, text)",
+           // As version 1's, and the partition's public inputs (a JSON array of decimals) are
+           // stored with its proof, so the host that assembles the job needs nothing but rows.
+           R"sql(CREATE FUNCTION complete_partition(p_job bigint, p_index integer, p_token bigint, p_proof bytea,
+                                   p_verified boolean, p_host text, p_public_inputs text)
+RETURNS TABLE (outcome text, job_state text) LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_job_state text;
+  v_state text;
+  v_token bigint;
+  v_open integer;
+BEGIN
+  SELECT j.state INTO v_job_state FROM jobs j WHERE j.id = p_job FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'no_such_job'::text, NULL::text;
+    RETURN;
+  END IF;
+  SELECT p.state, p.claim_token INTO v_state, v_token FROM partitions p
+    WHERE p.job_id = p_job AND p.index = p_index FOR UPDATE;
+  IF v_state IN ('done', 'failed') AND v_token = p_token THEN
+    RETURN QUERY SELECT 'accepted'::text, v_job_state;
+    RETURN;
+  END IF;
+  IF v_job_state <> 'queued' THEN
+    RETURN QUERY SELECT 'job_closed'::text, v_job_state;
+    RETURN;
+  END IF;
+  IF v_state IS DISTINCT FROM 'claimed' OR v_token IS DISTINCT FROM p_token THEN
+    RETURN QUERY SELECT 'not_holder'::text, v_job_state;
+    RETURN;
+  END IF;
+  IF NOT p_verified THEN
+    UPDATE partitions p SET state = 'failed', proof = p_proof, verified = false, finished = now(), lease_until = NULL,
+        error = 'the proof did not verify on host ' || p_host
+      WHERE p.job_id = p_job AND p.index = p_index;
+    UPDATE jobs j SET state = 'failed', finished = now(),
+        error = 'partition ' || p_index || ': the proof did not verify on host ' || p_host
+      WHERE j.id = p_job;
+    RETURN QUERY SELECT 'accepted'::text, 'failed'::text;
+    RETURN;
+  END IF;
+  UPDATE partitions p SET state = 'done', proof = p_proof, verified = true, finished = now(), lease_until = NULL,
+      public_inputs = nullif(p_public_inputs, '')
+    WHERE p.job_id = p_job AND p.index = p_index;
+  SELECT count(*) INTO v_open FROM partitions p WHERE p.job_id = p_job AND p.state <> 'done';
+  IF v_open = 0 THEN
+    UPDATE jobs j SET state = 'done', finished = now(),
+        proof = (SELECT string_agg(p.proof, ''::bytea ORDER BY p.index) FROM partitions p WHERE p.job_id = p_job)
+      WHERE j.id = p_job;
+    RETURN QUERY SELECT 'assembled'::text, 'done'::text;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT 'accepted'::text, v_job_state;
+END
+$fn$)sql",
+       }},
   };
   return all;
 }

@@ -37,6 +37,12 @@ struct StoredJob {
   std::string error;
   std::string public_inputs;                     // JSON, when done
   std::int64_t created_at = 0, finished_at = 0;  // Unix seconds
+  std::uint64_t partition_memory_bytes = 0;      // host memory one partition takes (a cluster's claims)
+};
+
+// A queued job's partitions as a cluster's hosts work on them.
+struct PartitionProgress {
+  std::size_t claimed = 0, done = 0;
 };
 
 struct StoredCircuit {
@@ -71,6 +77,16 @@ class JobStore {
 
   virtual void add_circuit(const StoredCircuit& c) = 0;  // replaces one of the same name
   virtual std::vector<StoredCircuit> circuits() const = 0;
+  // Adds `c` unless its name is taken; then returns the registration that took it (another
+  // host's, in a cluster). One host serializes its registrations, so the default is enough there.
+  virtual std::optional<StoredCircuit> add_circuit_once(const StoredCircuit& c) {
+    for (StoredCircuit& existing : circuits())
+      if (existing.name == c.name) return std::move(existing);
+    add_circuit(c);
+    return std::nullopt;
+  }
+  // How far the hosts of a cluster are with a queued job; nullopt where one host proves it whole.
+  virtual std::optional<PartitionProgress> partition_progress(std::uint64_t) const { return std::nullopt; }
 };
 
 // One host's record in SQLite (WAL, synchronous FULL, so a commit survives SIGKILL and power

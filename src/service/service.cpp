@@ -45,6 +45,8 @@ constexpr std::size_t PROOF_BYTES = 192;
 // How often the service looks for jobs the engine finished, and for expired ones.
 constexpr auto COMPLETION_POLL = std::chrono::milliseconds(5);
 constexpr auto JANITOR_PERIOD = std::chrono::milliseconds(500);
+// How often a long poll reads the store for a job a cluster's hosts are proving.
+constexpr auto CLUSTER_POLL = std::chrono::milliseconds(100);
 
 std::int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -159,6 +161,17 @@ std::string file_magic(const fs::path& path, std::size_t n) {
 }
 
 // A name a client may give a circuit: it appears in URLs and file names.
+// Two registrations are the same when they are of one kind with one body (the stored one also
+// carries its verifying key's digest).
+bool same_registration(const json& stored, const json& asked) {
+  return stored.value("kind", "") == asked.value("kind", "") && stored.contains("body") &&
+         stored["body"] == asked["body"];
+}
+
+std::string vk_digest(const std::vector<std::uint8_t>& vk_bytes) {
+  return sha256_hex(std::string_view(reinterpret_cast<const char*>(vk_bytes.data()), vk_bytes.size()));
+}
+
 bool good_circuit_name(const std::string& name) {
   if (name.empty() || name.size() > 200) return false;
   return std::all_of(name.begin(), name.end(),
@@ -322,7 +335,11 @@ std::shared_ptr<const ServedCircuit> Service::circuit(const std::string& name) c
 }
 
 void Service::serve_circuit(ServedCircuit c, engine::CircuitLoader loader, const json& spec, bool persist) {
-  if (persist) store_->add_circuit({c.name, spec.dump(), unix_now()});
+  if (persist) {
+    json stored = spec;
+    stored["vk_sha256"] = vk_digest(vk_bytes(c.vk));
+    store_->add_circuit({c.name, stored.dump(), unix_now()});
+  }
   std::lock_guard lock(mu_);
   if (circuits_.count(c.name)) return;
   if (loader && !engine_.circuits().contains(c.name)) engine_.circuits().add(c.name, std::move(loader));
@@ -499,7 +516,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const json stored = {{"kind", "uploaded"}, {"body", spec}};
     for (const auto& c : store_->circuits())
       if (c.name == name) {
-        if (json::parse(c.spec) != stored)
+        if (!same_registration(json::parse(c.spec), stored))
           throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
       }
@@ -514,7 +531,7 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
     const json stored = {{"kind", "files"}, {"body", spec}};
     for (const auto& c : store_->circuits())
       if (c.name == name) {
-        if (json::parse(c.spec) != stored)
+        if (!same_registration(json::parse(c.spec), stored))
           throw bad_request("circuit name '" + name + "' is taken by another registration");
         if (circuit(name)) return {{"name", name}, {"created", false}};
       }
@@ -529,23 +546,52 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
   try {
     name = factory_.name(spec);
     if (circuit(name)) return {{"name", name}, {"created", false}};
+    const bool cluster = options_.proved_by_claims;
+    if (cluster)  // a setup draws fresh keys: the cluster's first registration is every host's
+      for (const StoredCircuit& c : store_->circuits())
+        if (c.name == name) {
+          try {
+            restore_circuit(c);
+          } catch (const std::exception& e) {
+            throw ApiError(409, e.what());
+          }
+          return {{"name", name}, {"created", false}};
+        }
     CircuitType t = factory_.make(spec);
-    // Its keys into the spool, so a restart proves with the same keys (and serves the same vk).
-    const std::string base = sha256_hex(name).substr(0, 32);
-    const fs::path params = spool_.circuits() / (base + ".params"), r1cs = spool_.circuits() / (base + ".snkr1cs");
+    // Its keys into the spool (or the cluster's shared folder), so a restart, and every host of
+    // a cluster, proves with the same keys and serves the same vk. In a shared folder each
+    // registration has names of its own: two hosts registering at once do not overwrite.
+    const bool shared = !options_.shared_keys_dir.empty();
+    const fs::path dir = shared ? fs::absolute(options_.shared_keys_dir) : spool_.circuits();
+    const std::string base = sha256_hex(name).substr(0, 32) + (shared ? "-" + random_name().substr(0, 12) : "");
+    const fs::path params = dir / (base + ".params"), r1cs = dir / (base + ".snkr1cs");
     write_durably(params, [&](const fs::path& p) { groth16::write_params(p.string(), t.keys->pk); });
     write_durably(r1cs, [&](const fs::path& p) { circuit::write_r1cs(p, t.keys->r1cs); });
-    // Served from the spool from now on: the engine loads the keys when a job needs them.
+    // Served from the files from now on: the engine loads the keys when a job needs them.
     ServedCircuit c{name,    t.keys->pk.vk, t.keys->r1cs.num_constraints, t.keys->r1cs.num_inputs, t.keys->r1cs.num_aux,
                     nullptr, t.instance};
-    // Names within the spool's circuits/, so the state directory may move.
+    // Names within the spool's circuits/, so the state directory may move; whole paths in a
+    // shared folder.
     const json stored = {{"kind", "builtin"},
                          {"body", spec},
-                         {"params", params.filename().string()},
-                         {"r1cs", r1cs.filename().string()},
-                         {"shape", {{"constraints", c.constraints}, {"inputs", c.inputs}, {"aux", c.aux}}}};
+                         {"params", shared ? params.string() : params.filename().string()},
+                         {"r1cs", shared ? r1cs.string() : r1cs.filename().string()},
+                         {"shape", {{"constraints", c.constraints}, {"inputs", c.inputs}, {"aux", c.aux}}},
+                         {"vk_sha256", vk_digest(vk_bytes(c.vk))}};
     t.keys.reset();
-    serve_circuit(std::move(c), keys_loader(name, params, r1cs, engine_.config().backend == "cuda"), stored, true);
+    if (cluster) {
+      if (const auto first = store_->add_circuit_once({name, stored.dump(), unix_now()})) {
+        remove_quietly(params);  // another host registered it meanwhile: its keys are the cluster's
+        remove_quietly(r1cs);
+        try {
+          restore_circuit(*first);
+        } catch (const std::exception& e) {
+          throw ApiError(409, e.what());
+        }
+        return {{"name", name}, {"created", false}};
+      }
+    }
+    serve_circuit(std::move(c), keys_loader(name, params, r1cs, engine_.config().backend == "cuda"), stored, !cluster);
   } catch (const std::invalid_argument& e) {
     throw bad_request(e.what());
   }
@@ -679,6 +725,11 @@ json Service::admit(StoredJob row, const Caller& caller) {
                             " jobs in flight, its limit: wait for one to finish");
   row.token = caller.name();
   row.created_at = unix_now();
+  if (const auto type = circuit(row.circuit)) {
+    // A partition's witness and its A, B, C evaluations: what a host's budget must hold.
+    const std::uint64_t words = type->inputs + type->aux + 3 * type->constraints;
+    row.partition_memory_bytes = words * sizeof(ff::Fr);
+  }
   const std::string key = row.idempotency_key;
   // Keys are per token: one client cannot reach another's job by guessing its key.
   if (!key.empty()) row.idempotency_key = row.token + '\x1f' + key;
@@ -688,6 +739,11 @@ json Service::admit(StoredJob row, const Caller& caller) {
       throw bad_request("idempotency_key '" + key + "' was first used with another request (" + stored.request +
                         "); use a new key for a different job");
     return {{"id", stored.id}, {"created", false}};
+  }
+  if (options_.proved_by_claims) {
+    // The store holds the witness now (in the job's row or the shared folder); a host claims it.
+    if (!stored.witness_file.empty()) remove_quietly(spool_.witness(stored.witness_file));
+    return {{"id", stored.id}, {"created", true}};
   }
   try {
     run(stored);
@@ -847,31 +903,64 @@ void Service::janitor_loop() {
   }
 }
 
+void Service::restore_circuit(const StoredCircuit& c) {
+  const json spec = json::parse(c.spec);
+  std::pair<ServedCircuit, engine::CircuitLoader> restored;
+  std::string where;
+  try {
+    if (spec.at("kind") == "files" || spec.at("kind") == "uploaded") {
+      restored = spec.at("kind") == "files" ? load_files(spec.at("body")) : load_uploaded(spec.at("body"));
+      where = "its files";
+    } else {
+      // A name within the spool's circuits/, or a whole path in a cluster's shared folder.
+      const fs::path params = spool_.circuits() / spec.at("params").get<std::string>();
+      const fs::path r1cs = spool_.circuits() / spec.at("r1cs").get<std::string>();
+      const json& shape = spec.at("shape");
+      restored.first = ServedCircuit{c.name,
+                                     groth16::read_params_vk(params.string()),
+                                     shape.at("constraints"),
+                                     shape.at("inputs"),
+                                     shape.at("aux"),
+                                     nullptr,
+                                     nullptr};
+      if (factory_.instance) restored.first.instance = factory_.instance(spec.at("body"));
+      restored.second = keys_loader(c.name, params, r1cs, engine_.config().backend == "cuda");
+      where = params.string();
+    }
+  } catch (const ApiError& e) {
+    throw std::runtime_error(e.what());
+  }
+  // Every host proves under the registered key, or not at all: a proof under another key
+  // would not verify for the client.
+  if (spec.contains("vk_sha256")) {
+    const std::string here = vk_digest(vk_bytes(restored.first.vk));
+    if (here != spec["vk_sha256"])
+      throw std::runtime_error("circuit '" + c.name + "': the verifying key this host reads from " + where +
+                               " (sha256 " + here.substr(0, 16) + "...) is not the registered one (" +
+                               spec["vk_sha256"].get<std::string>().substr(0, 16) +
+                               "...): give every host the same files");
+  }
+  serve_circuit(std::move(restored.first), std::move(restored.second), spec, false);
+}
+
+std::shared_ptr<const ServedCircuit> Service::circuit_for_claim(const std::string& name) {
+  if (auto c = circuit(name)) return c;
+  std::lock_guard reg(register_mu_);
+  if (auto c = circuit(name)) return c;
+  for (const StoredCircuit& c : store_->circuits())
+    if (c.name == name) {
+      restore_circuit(c);
+      if (auto served = circuit(name)) return served;
+    }
+  throw std::runtime_error("circuit '" + name + "' is not registered in the cluster");
+}
+
 void Service::recover(const std::function<void()>& then) {
   try {
     spool_.clear_incoming();
     for (const StoredCircuit& c : store_->circuits()) {
       try {
-        const json spec = json::parse(c.spec);
-        if (spec.at("kind") == "files" || spec.at("kind") == "uploaded") {
-          auto [served, loader] =
-              spec.at("kind") == "files" ? load_files(spec.at("body")) : load_uploaded(spec.at("body"));
-          serve_circuit(std::move(served), std::move(loader), spec, false);
-          continue;
-        }
-        const fs::path params = spool_.circuits() / spec.at("params").get<std::string>();
-        const fs::path r1cs = spool_.circuits() / spec.at("r1cs").get<std::string>();
-        const json& shape = spec.at("shape");
-        ServedCircuit served{c.name,
-                             groth16::read_params_vk(params.string()),
-                             shape.at("constraints"),
-                             shape.at("inputs"),
-                             shape.at("aux"),
-                             nullptr,
-                             nullptr};
-        if (factory_.instance) served.instance = factory_.instance(spec.at("body"));
-        serve_circuit(std::move(served), keys_loader(c.name, params, r1cs, engine_.config().backend == "cuda"), spec,
-                      false);
+        restore_circuit(c);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "snarkpipe daemon: circuit '%s' could not be restored (its jobs fail): %s\n",
                      c.name.c_str(), e.what());
@@ -884,7 +973,7 @@ void Service::recover(const std::function<void()>& then) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(spool_.witness(""), ec))
       if (!named.count(entry.path().filename().string())) remove_quietly(entry.path());
-    for (const StoredJob& row : queued) {
+    for (const StoredJob& row : options_.proved_by_claims ? std::vector<StoredJob>{} : queued) {
       try {
         run(row);
       } catch (const std::exception& e) {
@@ -926,6 +1015,11 @@ json Service::describe(const StoredJob& row) const {
               {"state", row.state},
               {"created_at", row.created_at}};
   if (row.state == "queued") {
+    if (const auto progress = options_.proved_by_claims ? store_->partition_progress(row.id) : std::nullopt) {
+      if (progress->claimed || progress->done) out["state"] = "running";
+      out["partitions_proved"] = progress->done;
+      return out;
+    }
     std::lock_guard lock(mu_);
     const auto it = live_.find(row.id);
     if (it != live_.end()) {
@@ -960,7 +1054,20 @@ json Service::job(const std::string& id, const Caller& caller) const { return de
 
 json Service::wait(const std::string& id_text, std::chrono::milliseconds timeout, const Caller& caller) {
   const StoredJob row = owned_job(id_text, caller);
-  if (row.state == "queued") {
+  if (row.state == "queued" && options_.proved_by_claims) {
+    // Any host may finish it: the store tells.
+    const auto until =
+        std::chrono::steady_clock::now() + std::min<std::chrono::milliseconds>(timeout, options_.max_wait);
+    std::unique_lock lock(mu_);
+    while (!stopping_ && !draining_ && std::chrono::steady_clock::now() < until) {
+      lock.unlock();
+      const auto now = store_->get(row.id);
+      lock.lock();
+      if (!now || now->state != "queued") break;
+      changed_.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + CLUSTER_POLL),
+                          [&] { return stopping_.load(); });
+    }
+  } else if (row.state == "queued") {
     std::unique_lock lock(mu_);
     changed_.wait_for(lock, std::min<std::chrono::milliseconds>(timeout, options_.max_wait),
                       [&] { return stopping_ || draining_ || (ready_ && !live_.count(row.id)); });
@@ -999,17 +1106,21 @@ json Service::cancel(const std::string& id_text, const Caller& caller) {
   return {{"id", row.id}, {"cancelled", cancelled}, {"state", describe(*store_->get(row.id))["state"]}};
 }
 
+std::vector<std::uint8_t> Service::vk_bytes(const groth16::VerifyingKey& vk) const {
+  const fs::path tmp = spool_.incoming("vk-" + random_name());
+  groth16::write_vk(tmp.string(), vk);
+  std::ifstream in(tmp, std::ios::binary);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  remove_quietly(tmp);
+  return bytes;
+}
+
 json Service::circuit_info(const std::string& name) const {
   const auto type = circuit(name);
   if (!type) throw ApiError(404, "unknown circuit '" + name + "'");
   const groth16::VerifyingKey& vk = type->vk;
-  // The bellperson bytes as write_vk puts them in a .vk file.
-  const fs::path tmp = spool_.incoming("vk-" + random_name());
-  groth16::write_vk(tmp.string(), vk);
-  std::ifstream in(tmp, std::ios::binary);
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  in.close();
-  remove_quietly(tmp);
+  const std::vector<std::uint8_t> bytes = vk_bytes(vk);
   const WitnessShape shape = shape_of(*type);
   json witnesses = {"wtns", "assignment", "packed"};
   if (type->instance) witnesses.push_back("seeded");

@@ -116,6 +116,13 @@ struct ServiceOptions {
   // The job store, given the spool; empty: SQLite in the state directory (one host). A
   // cluster's hosts open PostgreSQL here (cluster/postgres_job_store.hpp).
   std::function<std::unique_ptr<JobStore>(const Spool&)> open_store;
+  // A cluster's hosts prove jobs by claiming their partitions (cluster/cluster_worker.hpp):
+  // with this set, the service admits and records jobs but does not prove them itself, and
+  // reads their progress and results from the store.
+  bool proved_by_claims = false;
+  // A folder every host of a cluster reads: built-in circuits' keys are written there, so that
+  // every host proves under the verifying key of the first registration. Empty: the spool.
+  std::filesystem::path shared_keys_dir;
 };
 
 // A refusal: the HTTP status and the reason the client reads.
@@ -181,6 +188,11 @@ class Service {
   nlohmann::json cancel(const std::string& id, const Caller& caller = {});
   nlohmann::json circuit_info(const std::string& name) const;
   std::shared_ptr<const ServedCircuit> circuit(const std::string& name) const;
+  // The circuit of a claimed partition: served already, or restored from the store (another
+  // host registered it since this one started). Throws std::runtime_error saying why this
+  // host cannot prove it (files it cannot read, a verifying key other than the registered one).
+  std::shared_ptr<const ServedCircuit> circuit_for_claim(const std::string& name);
+  const Spool& spool() const { return spool_; }
 
   // The witness upload (POST /v1/jobs with a binary body): `query` the job's fields, `read`
   // the body's bytes as they come (false when the connection broke), `declared` the
@@ -232,6 +244,11 @@ class Service {
   StoredJob owned_job(const std::string& id, const Caller& caller) const;  // 404 for another's
   nlohmann::json describe(const StoredJob& row) const;
   void recover(const std::function<void()>& then);
+  // Serves a stored registration again (at a restart, or one another host made), checking its
+  // verifying key against the digest registered with it.
+  void restore_circuit(const StoredCircuit& c);
+  // The bellperson bytes of a verifying key, as a .vk file holds them.
+  std::vector<std::uint8_t> vk_bytes(const groth16::VerifyingKey& vk) const;
   void completion_loop();
   void janitor_loop();
   void settle(std::uint64_t id, LiveJob live, const engine::JobResult& result);

@@ -72,8 +72,16 @@ void apply_key(ServiceConfig& c, const std::string& key, const toml::node& v, co
   else if (key == "max_constraints") c.max_constraints = text_of(source, v, key);
   else if (key == "db") c.db = text_of(source, v, key);
   else if (key == "cluster_host") c.cluster_host = text_of(source, v, key);
-  else if (key == "cluster_witness_dir") c.cluster_witness_dir = text_of(source, v, key);
-  else if (key == "cluster_witness_inline_limit")
+  else if (key == "cluster_shared_dir" || key == "cluster_witness_dir") c.cluster_shared_dir = text_of(source, v, key);
+  else if (key == "cluster_prove") c.cluster_prove = flag_of(source, v, key);
+  else if (key == "cluster_slots") c.cluster_slots = unsigned(count_of(source, v, key));
+  else if (key == "cluster_max_attempts") {
+    c.cluster_max_attempts = int(count_of(source, v, key));
+    if (c.cluster_max_attempts < 1) fail(source, v, "service.cluster_max_attempts must be at least 1");
+  } else if (key == "cluster_lease") {
+    c.cluster_lease = parse_duration(text_of(source, v, key));
+    if (c.cluster_lease.count() < 1) fail(source, v, "service.cluster_lease must be at least 1s");
+  } else if (key == "cluster_witness_inline_limit")
     c.cluster_witness_inline_limit = engine::parse_bytes(text_of(source, v, key));
   else if (key == "allow_anonymous") c.allow_anonymous = flag_of(source, v, key);
   else if (key == "tls_cert") o.tls_cert = text_of(source, v, key);

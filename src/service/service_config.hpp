@@ -17,9 +17,15 @@ struct ServiceConfig {
   // The job store: empty or "sqlite" (this host's, in state_dir), or "postgresql://..." (a
   // cluster's, shared by every daemon given the same database).
   std::string db;
-  std::string cluster_host;         // this host's name in the cluster; empty: HOSTNAME:PORT
-  std::string cluster_witness_dir;  // shared by every host: witnesses over the inline limit
+  std::string cluster_host;  // this host's name in the cluster; empty: HOSTNAME:PORT
+  // A folder every host reads at the same path: witnesses over the inline limit and built-in
+  // circuits' keys. ("cluster_witness_dir" is its older name.)
+  std::string cluster_shared_dir;
   std::uint64_t cluster_witness_inline_limit = 16u << 20;
+  bool cluster_prove = true;               // claim and prove the cluster's partitions; false: only admit
+  unsigned cluster_slots = 0;              // partitions in work at once; 0: two per device
+  int cluster_max_attempts = 3;            // claims of one partition before its job fails
+  std::chrono::seconds cluster_lease{30};  // a claim without a heartbeat returns to the queue after this
 };
 
 // The [service] table of a TOML file (the other tables are the engine's); throws
