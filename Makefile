@@ -7,7 +7,7 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
                 libgtest-dev libgmock-dev libbenchmark-dev libtbb-dev libcli11-dev \
                 nlohmann-json3-dev libssl-dev libtomlplusplus-dev libcpp-httplib-dev libsqlite3-dev \
-                postgresql libpq-dev clang-format
+                postgresql libpq-dev clang-format faketime
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test bench install clean format

@@ -376,7 +376,7 @@ TEST_F(Cluster, WitnessesTravelInTheRowOrTheSharedFolderAndKeysAreCheckedPerHost
   const fs::path made = dir / "made";
   fs::create_directories(made);
   run_cli("export-circuit --circuit synthetic --constraints 2^10 --inputs 2 --seed " + std::to_string(seed) +
-          " --out " + (made / "c.snkr1cs").string() + " --wtns " + (made / "c.wtns").string());
+          " --no-cache --r1cs " + (made / "c.snkr1cs").string() + " --wtns " + (made / "c.wtns").string());
   run_cli("setup --r1cs " + (made / "c.snkr1cs").string() + " --params " + (made / "c.params").string() + " --vk " +
           (made / "c.vk").string());
   run_cli("setup --r1cs " + (made / "c.snkr1cs").string() + " --params " + (made / "other.params").string() + " --vk " +
