@@ -111,15 +111,9 @@ json ClusterWorker::status() const {
   json running = json::array();
   for (const auto& [token, r] : running_)
     running.push_back({{"job", r->claim.job_id}, {"partition", r->claim.index}, {"attempt", r->claim.attempts}});
-  return {{"slots", options_.slots},
-          {"running", std::move(running)},
-          {"skipped_circuits", skipped_circuits_},
-          {"claimed", counts_.claimed},
-          {"completed", counts_.completed},
-          {"assembled", counts_.assembled},
-          {"released", counts_.released},
-          {"failed", counts_.failed},
-          {"lost", counts_.lost},
+  return {{"slots", options_.slots},      {"running", std::move(running)},  {"skipped_circuits", skipped_circuits_},
+          {"claimed", counts_.claimed},   {"completed", counts_.completed}, {"assembled", counts_.assembled},
+          {"released", counts_.released}, {"failed", counts_.failed},       {"lost", counts_.lost},
           {"given_up", counts_.given_up}};
 }
 
@@ -223,7 +217,7 @@ void ClusterWorker::slot_loop() {
 
 void ClusterWorker::work_on(ClaimedPartition claim) {
   const std::string what = "job " + std::to_string(claim.job_id) + " partition " + std::to_string(claim.index);
-  const auto count = [&](std::uint64_t WorkerCounts::* field) {
+  const auto count = [&](std::uint64_t WorkerCounts::*field) {
     std::lock_guard lock(mu_);
     ++(counts_.*field);
   };
@@ -257,8 +251,8 @@ void ClusterWorker::work_on(ClaimedPartition claim) {
   try {
     type = service_.circuit_for_claim(claim.circuit);
   } catch (const std::exception& e) {
-    log(what + ": this host cannot prove circuit '" + claim.circuit + "', giving it back and skipping the circuit: " +
-        e.what());
+    log(what + ": this host cannot prove circuit '" + claim.circuit +
+        "', giving it back and skipping the circuit: " + e.what());
     {
       std::lock_guard lock(mu_);
       skipped_circuits_.insert(claim.circuit);

@@ -43,8 +43,8 @@ struct WorkerOptions {
   // Between empty claims when no submission wakes the worker (a missed notification costs
   // at most this).
   std::chrono::milliseconds idle_wait{2000};
-  std::filesystem::path scratch_dir;  // where a witness kept in a job's row is written to be read
-  service::ZkeyProve zkey_prove;      // how .zkey circuits are proved; empty: on the CPU
+  std::filesystem::path scratch_dir;            // where a witness kept in a job's row is written to be read
+  service::ZkeyProve zkey_prove;                // how .zkey circuits are proved; empty: on the CPU
   std::function<void(const std::string&)> log;  // notable events; empty: stderr
 };
 
@@ -85,8 +85,8 @@ class ClusterWorker {
   service::ZkeyLane lane_;
 
   mutable std::mutex mu_;
-  std::condition_variable wake_;  // work was submitted, or the worker is stopping
-  std::uint64_t wakeups_ = 0;     // notifications seen, under mu_
+  std::condition_variable wake_;                              // work was submitted, or the worker is stopping
+  std::uint64_t wakeups_ = 0;                                 // notifications seen, under mu_
   std::map<std::int64_t, std::shared_ptr<Running>> running_;  // by claim token
   std::set<std::string> skipped_circuits_;                    // this host cannot prove them
   WorkerCounts counts_;
