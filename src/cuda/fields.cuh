@@ -56,7 +56,7 @@ static_assert(sizeof(fr_t) == 32 && sizeof(fp_t) == 48);
 // in either copy fails the build instead of a device test.
 template <class P32, class F>
 constexpr bool same_constants() {
-  if (P32::N != 2 * int(F::N) || P32::M0 != uint32_t(F::INV)) return false;  // -p^-1 mod 2^32 | 2^64
+  if (P32::N != 2 * int(F::N) || P32::M0 != uint32_t(F::INV)) return false;  // M0 is INV (-p^-1 mod 2^64) mod 2^32
   for (int i = 0; i < P32::N; ++i) {
     const int shift = 32 * (i % 2);
     if (P32::mod(i) != uint32_t(F::MODULUS[i / 2] >> shift) || P32::r2(i) != uint32_t(F::R2[i / 2] >> shift) ||
