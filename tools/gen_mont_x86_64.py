@@ -3,7 +3,9 @@
 BLS12-381 base field Fp (6 limbs) and scalar field Fr (4 limbs) with BMI2 MULX and
 ADX ADCX/ADOX (two independent carry chains).  Standard library only.
 
-Usage: python3 tools/gen_mont_x86_64.py [output-path]
+Usage: python3 tools/gen_mont_x86_64.py [--check] [output-path]
+       (--check writes nothing: it regenerates into a temporary folder and exits 1 if
+       either committed file differs; the ctest generated_arith runs it)
        (default: src/ff/mont_x86_64.S next to this tools/ directory; the inline-assembly
        header mont_inline_x86_64.hpp is written next to it: the same multiplication and
        the symmetric Fp squaring for GCC extended asm, the two sums of products of the Fp2
@@ -60,8 +62,10 @@ MULX.  Per iteration there are exactly twice as many additions as MULXs.
 """
 
 import contextlib
+import filecmp
 import os
 import sys
+import tempfile
 
 # Where q's MULX goes in each M row (after the MULX of word `QAFTER`), chosen by
 # measurement; any value is correct.
@@ -1110,18 +1114,39 @@ def generate():
     return "\n".join(lines)
 
 
+def outputs(path):
+    """The generated files: (path, text) for the assembly at path and the header next to it."""
+    header = os.path.join(os.path.dirname(path), "mont_inline_x86_64.hpp")
+    return [(path, generate()), (header, generate_inline())]
+
+
+def check(path):
+    """Regenerates into a temporary folder and byte-compares with the committed files, so a
+    hand edit of generated code or a generator change without regeneration fails the ctest."""
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for committed, text in outputs(path):
+            fresh = os.path.join(tmp, os.path.basename(committed))
+            with open(fresh, "w") as fh:
+                fh.write(text)
+            if not os.path.exists(committed) or not filecmp.cmp(fresh, committed, shallow=False):
+                print("generated file differs: %s (run python3 tools/gen_mont_x86_64.py)" % committed)
+                bad = 1
+    return bad
+
+
 def main():
-    if len(sys.argv) > 1:
-        path = sys.argv[1]
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    if args:
+        path = args[0]
     else:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         path = os.path.join(root, "src", "ff", "mont_x86_64.S")
-    text = generate()
-    with open(path, "w") as fh:
-        fh.write(text)
-    header = os.path.join(os.path.dirname(path), "mont_inline_x86_64.hpp")
-    with open(header, "w") as fh:
-        fh.write(generate_inline())
+    if "--check" in sys.argv[1:]:
+        sys.exit(check(path))
+    for out, text in outputs(path):
+        with open(out, "w") as fh:
+            fh.write(text)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/mont.cuh"
+#include "ff/fields.hpp"
 
 namespace snarkpipe::cuda {
 
@@ -50,5 +51,21 @@ using fr_t = mont_t<FrParams32>;
 using fp_t = mont_t<FpParams32>;
 
 static_assert(sizeof(fr_t) == 32 && sizeof(fp_t) == 48);
+
+// The 32-bit constants above are the CPU's (src/ff), checked at compile time so that a typo
+// in either copy fails the build instead of a device test.
+template <class P32, class F>
+constexpr bool same_constants() {
+  if (P32::N != 2 * int(F::N) || P32::M0 != uint32_t(F::INV)) return false;  // M0 is INV (-p^-1 mod 2^64) mod 2^32
+  for (int i = 0; i < P32::N; ++i) {
+    const int shift = 32 * (i % 2);
+    if (P32::mod(i) != uint32_t(F::MODULUS[i / 2] >> shift) || P32::r2(i) != uint32_t(F::R2[i / 2] >> shift) ||
+        P32::one(i) != uint32_t(F::one().montgomery()[i / 2] >> shift))
+      return false;
+  }
+  return true;
+}
+static_assert(same_constants<FrParams32, ff::Fr>(), "device Fr constants differ from src/ff");
+static_assert(same_constants<FpParams32, ff::Fp>(), "device Fp constants differ from src/ff");
 
 }  // namespace snarkpipe::cuda
