@@ -17,6 +17,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
+#include "cuda/stream.hpp"
 #include "cuda/to_affine.cuh"
 
 namespace snarkpipe::cuda {
@@ -288,28 +289,22 @@ __global__ void __launch_bounds__(POINT_THREADS)
 class EventTimer {
  public:
   EventTimer(bool on, cudaStream_t s) : on_(on), stream_(s) {}
-  ~EventTimer() {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
   void mark() {
     if (!on_) return;
-    cudaEvent_t e;
-    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
+    Event e(cudaEventDefault);
     SNARKPIPE_CUDA_CHECK(cudaEventRecord(e, stream_));
-    events_.push_back(e);
+    events_.push_back(std::move(e));
   }
   // Milliseconds between mark i and mark i + 1 (after the stream has synchronized).
   float span(std::size_t i) const {
     if (!on_ || i + 1 >= events_.size()) return 0;
-    float ms = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-    return ms;
+    return elapsed_ms(events_[i], events_[i + 1]);
   }
 
  private:
   bool on_;
   cudaStream_t stream_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;
 };
 
 }  // namespace
@@ -320,8 +315,8 @@ struct GpuMsm<C>::Impl {
   std::size_t n;
   std::unique_ptr<BufferPool> own_pool;  // when the caller gives none; outlives the buffers
   BufferPool& pool;
+  Stream own_stream;  // when the caller gives none
   cudaStream_t stream = nullptr;
-  bool own_stream = false;
   DeviceBuffer bases;
   const void* external = nullptr;  // use_external_bases: the caller's device memory instead
   // precompute(): windows_for(pre_c) copies of the n bases, copy j = 2^(pre_c·j)·P, back to back.
@@ -335,8 +330,8 @@ struct GpuMsm<C>::Impl {
   Impl(std::size_t count, int dev)
       : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    own_stream = true;
+    own_stream = Stream(cudaStreamNonBlocking);
+    stream = own_stream;
     bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
   Impl(std::size_t count, BufferPool& bases_pool, BufferPool& work, cudaStream_t s)
@@ -347,7 +342,6 @@ struct GpuMsm<C>::Impl {
   ~Impl() {
     copies.reset();
     bases.reset();
-    if (own_stream) cudaStreamDestroy(stream);
   }
 };
 
