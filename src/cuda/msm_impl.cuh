@@ -18,6 +18,7 @@
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
 #include "cuda/stream.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda/to_affine.cuh"
 
 namespace snarkpipe::cuda {
@@ -32,10 +33,7 @@ constexpr uint32_t SIGN_BIT = 0x80000000u;
 // (stores of its piece sums) cost little against its K additions, short enough for
 // ≥ 10^5 threads at 2^20. 256 halves the bucket sums' work but slows the accumulation as
 // much (G1 2^27 724.2 → 723.6 ms, 2^24 and G2 slower); 64 is slower (gpu-notes item 61).
-#ifndef SNARKPIPE_MSM_SEGMENT  // (an A/B build may set another)
-#define SNARKPIPE_MSM_SEGMENT 128
-#endif
-constexpr uint32_t SEGMENT = SNARKPIPE_MSM_SEGMENT;
+constexpr uint32_t SEGMENT = tuning::msm_segment;
 // Buckets per running-sum thread (S) and points per thread in the final plain sums: short,
 // because these kernels have few threads and their time is the length of one thread's chain.
 constexpr uint32_t SLICE = 16;
@@ -58,10 +56,7 @@ constexpr bool prefetch_bases = sizeof(F) == sizeof(fp_t);
 template <class F>
 // G1: 3 blocks of 128 per SM (≤ 168 registers). With the Fp product inlined, 4 (128 registers)
 // was as fast (gpu-notes item 44); with it called, 3 is 3.6 % faster at 2^27 (item 57).
-#ifndef SNARKPIPE_G1_GATHER_BLOCKS  // (an A/B build may set another)
-#define SNARKPIPE_G1_GATHER_BLOCKS 3
-#endif
-constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLOCKS : 1;
+constexpr int gather_blocks_per_sm = prefetch_bases<F> ? tuning::g1_gather_blocks : 1;
 
 // Window w of scalar i of vector v (scalars[v·n + i]), as `layout` cuts the scalar: key =
 // bucket set·2^(c-1) + |d| − 1 with c = layout.bits (or the sentinel for d = 0), value = the
