@@ -3,10 +3,10 @@
 # CUDA translation unit recompiled with extra definitions and linked against build-cuda's
 # other objects. Usage, in the repository root, after `ninja -C build-cuda snarkpipe`:
 #   bash bench/cuda/build_variant.sh NAME UNIT [NVCC FLAGS...]
-#   e.g. bash bench/cuda/build_variant.sh g1c1b3 msm_g1 -DSNARKPIPE_FP_CALL=1 -DSNARKPIPE_G1_GATHER_BLOCKS=3
+#   e.g. bash bench/cuda/build_variant.sh g1c1b3 msm_g1 -DSNARKPIPE_FP_MUL_CALLED=1 -DSNARKPIPE_G1_GATHER_BLOCKS=3
 # → build-cuda/ab/snarkpipe-NAME.xz (stripped, compressed; bench/cuda/ab_device.sh unpacks and
-# runs it on the device). The knobs meant for this: SNARKPIPE_FP_CALL (src/cuda/mont.cuh),
-# SNARKPIPE_G1_GATHER_BLOCKS (src/cuda/msm_impl.cuh).
+# runs it on the device). The knobs meant for this are in src/cuda/tuning.hpp:
+# SNARKPIPE_FP_MUL_CALLED, SNARKPIPE_MSM_SEGMENT, SNARKPIPE_G1_GATHER_BLOCKS.
 set -euo pipefail
 name=$1 unit=$2
 shift 2

@@ -14,6 +14,7 @@
 #include "cuda/check.cuh"
 #include "cuda/memory.hpp"
 #include "cuda/msm.hpp"
+#include "cuda/stream.hpp"
 
 namespace snarkpipe::cuda {
 
@@ -22,11 +23,12 @@ class BaseStreamer {
   // Pieces of g1_piece G1 points, or half as many G2 points (the same bytes); the buffers
   // and every MSM temporary come from `pool`, the MSMs run on `stream`.
   BaseStreamer(BufferPool& pool, cudaStream_t stream, std::size_t g1_piece)
-      : stream_(stream), g1_piece_(std::max<std::size_t>(g1_piece, 2)) {
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&entry_, cudaEventDisableTiming));
-    for (auto& e : copied_) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    for (auto& e : freed_) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      : stream_(stream),
+        g1_piece_(std::max<std::size_t>(g1_piece, 2)),
+        copy_stream_(cudaStreamNonBlocking),
+        entry_(cudaEventDisableTiming),
+        copied_{Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)},
+        freed_{Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)} {
     const std::size_t bytes = g1_piece_ * sizeof(ec::G1Affine);
     static_assert(2 * sizeof(ec::G1Affine) == sizeof(ec::G2Affine));
     piece_[0] = pool.acquire(bytes);
@@ -39,12 +41,6 @@ class BaseStreamer {
     g2_.reset();
     piece_[0].reset();
     piece_[1].reset();
-    for (auto e : copied_)
-      if (e) cudaEventDestroy(e);
-    for (auto e : freed_)
-      if (e) cudaEventDestroy(e);
-    if (entry_) cudaEventDestroy(entry_);
-    if (copy_stream_) cudaStreamDestroy(copy_stream_);
   }
   BaseStreamer(const BaseStreamer&) = delete;
   BaseStreamer& operator=(const BaseStreamer&) = delete;
@@ -94,8 +90,8 @@ class BaseStreamer {
 
   cudaStream_t stream_;
   std::size_t g1_piece_;
-  cudaStream_t copy_stream_ = nullptr;
-  cudaEvent_t entry_ = nullptr, copied_[2]{}, freed_[2]{};
+  Stream copy_stream_;
+  Event entry_, copied_[2], freed_[2];
   DeviceBuffer piece_[2];
   std::unique_ptr<GpuMsmG1> g1_;
   std::unique_ptr<GpuMsmG2> g2_;

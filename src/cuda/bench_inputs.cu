@@ -5,6 +5,7 @@
 #include "cuda/base_streamer.cuh"
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
+#include "cuda/stream.hpp"
 
 namespace snarkpipe::cuda::bench {
 
@@ -118,21 +119,6 @@ std::size_t count_mismatches(const ff::Fr* d_a, const ff::Fr* d_b, std::size_t n
 
 namespace {
 
-// The events of one timing, destroyed however the timing ends.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&start));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
-
 std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 }  // namespace
@@ -141,16 +127,13 @@ std::vector<float> time_on_stream(void* stream, unsigned warmup, unsigned runs, 
   const cudaStream_t st = cudaStream_t(stream);
   for (unsigned i = 0; i < warmup; ++i) f();
   SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(st));
-  const EventPair ev;
+  Timer timer;
   std::vector<float> ms;
   for (unsigned i = 0; i < runs; ++i) {
-    SNARKPIPE_CUDA_CHECK(cudaEventRecord(ev.start, st));
+    timer.start(st);
     f();
-    SNARKPIPE_CUDA_CHECK(cudaEventRecord(ev.stop, st));
-    SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    float t = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&t, ev.start, ev.stop));
-    ms.push_back(t);
+    timer.stop(st);
+    ms.push_back(timer.elapsed_ms());
   }
   return ms;
 }
@@ -219,23 +202,14 @@ __global__ void __launch_bounds__(128) g1_add_rate_kernel(unsigned iters, const 
   acc.store(&out[t]);
 }
 
-// A stream for the rate kernels alone, destroyed however the measurement ends.
-struct OwnStream {
-  cudaStream_t stream = nullptr;
-  OwnStream() { SNARKPIPE_CUDA_CHECK(cudaStreamCreate(&stream)); }
-  ~OwnStream() { cudaStreamDestroy(stream); }
-  OwnStream(const OwnStream&) = delete;
-  OwnStream& operator=(const OwnStream&) = delete;
-};
-
 }  // namespace
 
 template <class C>
 std::vector<float> host_streamed_msm_ms(const ec::Affine<C>* d_bases, const ff::Fr* d_scalars, std::size_t n,
                                         std::size_t piece_points, unsigned warmup, unsigned runs,
                                         ec::Jacobian<C>& result) {
-  const OwnStream own;
-  const cudaStream_t st = own.stream;
+  const Stream own(cudaStreamDefault);  // this measurement's alone
+  const cudaStream_t st = own;
   PinnedBuffer host;
   host.reserve(n * sizeof(ec::Affine<C>));
   SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(host.data(), d_bases, n * sizeof(ec::Affine<C>), cudaMemcpyDeviceToHost, st));
@@ -260,8 +234,8 @@ template std::vector<float> host_streamed_msm_ms<ec::G2Curve>(const ec::Affine<e
                                                               ec::Jacobian<ec::G2Curve>&);
 
 float op_rate_ms(RateOp op, unsigned blocks, unsigned iters) {
-  const OwnStream own;
-  const cudaStream_t st = own.stream;
+  const Stream own(cudaStreamDefault);  // this measurement's alone
+  const cudaStream_t st = own;
   const std::size_t threads = std::size_t(blocks) * 256;
   fp2_t* out = nullptr;
   SNARKPIPE_CUDA_CHECK(cudaMallocAsync(&out, threads * sizeof(g1_xyzz_t), st));

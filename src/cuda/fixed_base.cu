@@ -7,6 +7,7 @@
 #include "cuda/check.cuh"
 #include "cuda/curve.cuh"
 #include "cuda/memory.hpp"
+#include "cuda/stream.hpp"
 #include "cuda/to_affine.cuh"
 #include "ec/scalar_mul.hpp"
 
@@ -43,21 +44,17 @@ template <class C>
 struct GpuFixedBase<C>::Impl {
   int device;
   BufferPool pool;
-  cudaStream_t stream = nullptr;
+  Stream stream;
   DeviceBuffer table;
   PinnedBuffer staging;
   explicit Impl(int dev) : device(dev), pool(dev) {}
-  ~Impl() {
-    table.reset();
-    if (stream) cudaStreamDestroy(stream);
-  }
 };
 
 template <class C>
 GpuFixedBase<C>::GpuFixedBase(const ec::Affine<C>& base, int device) : impl_(std::make_unique<Impl>(device)) {
   Impl& m = *impl_;
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
-  SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+  m.stream = Stream(cudaStreamNonBlocking);
   // T[j][d-1] = d·2^(12j)·base: per digit position, the running sums of P_j = 2^(12j)·base.
   std::vector<ec::Jacobian<C>> entries(std::size_t(DIGITS) * PER_DIGIT);
   ec::Jacobian<C> p = ec::Jacobian<C>::from_affine(base);

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 
+#include "cuda/tuning.hpp"
+
 namespace snarkpipe::cuda {
 
 template <class P>
@@ -87,18 +89,15 @@ struct __align__(16) mont_t {
 
   __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
 
-  // The product called instead of inlined, for Fp only, when a translation unit sets bit 1 of
-  // SNARKPIPE_FP_CALL before it includes this header. An XYZZ addition inlines ten 384-bit
+  // The product called instead of inlined, for Fp only, where tuning::fp_mul_is_called
+  // (SNARKPIPE_FP_MUL_CALLED, cuda/tuning.hpp). An XYZZ addition inlines ten 384-bit
   // products, ≈ 5 000 instructions: a loop around it misses the instruction cache (ncu: "no
   // instruction" 4.1 of 11.4 cycles between issues in the G1 accumulation). The call costs
   // instructions (argument moves, saved registers) but keeps the loop's code small: the G1 and
   // G2 MSMs call it (G1 −8.9 % at 2^27, G2 −15 % at 2^24, gpu-notes item 57). Calling the square
   // and mul_sub too (G1 +2-5 %) or pairs of independent products as one call (G1 +9.5 %, item
   // 59) measured slower. Every other translation unit inlines.
-#ifndef SNARKPIPE_FP_CALL
-#define SNARKPIPE_FP_CALL 0
-#endif
-  static constexpr bool mul_is_called = N == 12 && (SNARKPIPE_FP_CALL & 1);
+  static constexpr bool mul_is_called = N == 12 && tuning::fp_mul_is_called;
   __device__ __noinline__ static mont_t mul_called(const mont_t a, const mont_t b) {
     mont_t r;
     mul_raw(r.v, a.v, b.v);

@@ -1,7 +1,5 @@
-// Fp products in this translation unit: the product called, the square and mul_sub inlined (gpu-notes item 57).
-#ifndef SNARKPIPE_FP_CALL  // (an A/B build may set another)
-#define SNARKPIPE_FP_CALL 1
-#endif
+// An MSM unit: its Fp product called, the square and mul_sub inlined (cuda/tuning.hpp; gpu-notes item 57).
+#define SNARKPIPE_MSM_UNIT
 #include "cuda/msm_impl.cuh"
 
 namespace snarkpipe::cuda {

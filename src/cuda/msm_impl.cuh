@@ -17,6 +17,8 @@
 #include "cuda/launch.hpp"
 #include "cuda/curve.cuh"
 #include "cuda/msm.hpp"
+#include "cuda/stream.hpp"
+#include "cuda/tuning.hpp"
 #include "cuda/to_affine.cuh"
 
 namespace snarkpipe::cuda {
@@ -31,10 +33,7 @@ constexpr uint32_t SIGN_BIT = 0x80000000u;
 // (stores of its piece sums) cost little against its K additions, short enough for
 // ≥ 10^5 threads at 2^20. 256 halves the bucket sums' work but slows the accumulation as
 // much (G1 2^27 724.2 → 723.6 ms, 2^24 and G2 slower); 64 is slower (gpu-notes item 61).
-#ifndef SNARKPIPE_MSM_SEGMENT  // (an A/B build may set another)
-#define SNARKPIPE_MSM_SEGMENT 128
-#endif
-constexpr uint32_t SEGMENT = SNARKPIPE_MSM_SEGMENT;
+constexpr uint32_t SEGMENT = tuning::msm_segment;
 // Buckets per running-sum thread (S) and points per thread in the final plain sums: short,
 // because these kernels have few threads and their time is the length of one thread's chain.
 constexpr uint32_t SLICE = 16;
@@ -57,10 +56,7 @@ constexpr bool prefetch_bases = sizeof(F) == sizeof(fp_t);
 template <class F>
 // G1: 3 blocks of 128 per SM (≤ 168 registers). With the Fp product inlined, 4 (128 registers)
 // was as fast (gpu-notes item 44); with it called, 3 is 3.6 % faster at 2^27 (item 57).
-#ifndef SNARKPIPE_G1_GATHER_BLOCKS  // (an A/B build may set another)
-#define SNARKPIPE_G1_GATHER_BLOCKS 3
-#endif
-constexpr int gather_blocks_per_sm = prefetch_bases<F> ? SNARKPIPE_G1_GATHER_BLOCKS : 1;
+constexpr int gather_blocks_per_sm = prefetch_bases<F> ? tuning::g1_gather_blocks : 1;
 
 // Window w of scalar i of vector v (scalars[v·n + i]), as `layout` cuts the scalar: key =
 // bucket set·2^(c-1) + |d| − 1 with c = layout.bits (or the sentinel for d = 0), value = the
@@ -288,28 +284,22 @@ __global__ void __launch_bounds__(POINT_THREADS)
 class EventTimer {
  public:
   EventTimer(bool on, cudaStream_t s) : on_(on), stream_(s) {}
-  ~EventTimer() {
-    for (auto e : events_) cudaEventDestroy(e);
-  }
   void mark() {
     if (!on_) return;
-    cudaEvent_t e;
-    SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
+    Event e(cudaEventDefault);
     SNARKPIPE_CUDA_CHECK(cudaEventRecord(e, stream_));
-    events_.push_back(e);
+    events_.push_back(std::move(e));
   }
   // Milliseconds between mark i and mark i + 1 (after the stream has synchronized).
   float span(std::size_t i) const {
     if (!on_ || i + 1 >= events_.size()) return 0;
-    float ms = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
-    return ms;
+    return elapsed_ms(events_[i], events_[i + 1]);
   }
 
  private:
   bool on_;
   cudaStream_t stream_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;
 };
 
 }  // namespace
@@ -320,8 +310,8 @@ struct GpuMsm<C>::Impl {
   std::size_t n;
   std::unique_ptr<BufferPool> own_pool;  // when the caller gives none; outlives the buffers
   BufferPool& pool;
+  Stream own_stream;  // when the caller gives none
   cudaStream_t stream = nullptr;
-  bool own_stream = false;
   DeviceBuffer bases;
   const void* external = nullptr;  // use_external_bases: the caller's device memory instead
   // precompute(): windows_for(pre_c) copies of the n bases, copy j = 2^(pre_c·j)·P, back to back.
@@ -335,8 +325,8 @@ struct GpuMsm<C>::Impl {
   Impl(std::size_t count, int dev)
       : device(dev), n(count), own_pool(std::make_unique<BufferPool>(dev)), pool(*own_pool) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    own_stream = true;
+    own_stream = Stream(cudaStreamNonBlocking);
+    stream = own_stream;
     bases = pool.acquire(std::max<std::size_t>(count, 1) * sizeof(ec::Affine<C>));
   }
   Impl(std::size_t count, BufferPool& bases_pool, BufferPool& work, cudaStream_t s)
@@ -347,7 +337,6 @@ struct GpuMsm<C>::Impl {
   ~Impl() {
     copies.reset();
     bases.reset();
-    if (own_stream) cudaStreamDestroy(stream);
   }
 };
 

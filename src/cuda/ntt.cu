@@ -10,6 +10,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/fields.cuh"
 #include "cuda/ntt.hpp"
+#include "cuda/stream.hpp"
 #include "poly/domain.hpp"
 
 namespace snarkpipe::cuda {
@@ -404,10 +405,10 @@ unsigned threads_for_tile(unsigned tile_n) { return std::max(1u, std::min(tile_n
 struct GpuNtt::Impl {
   int device;
   unsigned max_log;
-  BufferPool pool;                // declared before the buffers it hands out
-  cudaStream_t stream = nullptr;  // the default stream of the engine's transforms
-  bool compact;                   // CompactTwiddles (two small tables per direction) or dense
-  DeviceBuffer w_fwd, w_inv;      // dense: every stage's twiddles (ω or ω^-1), N entries (see run_stages)
+  BufferPool pool;            // declared before the buffers it hands out
+  Stream stream;              // the default stream of the engine's transforms
+  bool compact;               // CompactTwiddles (two small tables per direction) or dense
+  DeviceBuffer w_fwd, w_inv;  // dense: every stage's twiddles (ω or ω^-1), N entries (see run_stages)
   DeviceBuffer c_fwd_lo, c_fwd_hi, c_inv_lo, c_inv_hi;  // compact: ω^e, ω^-e in two factors
   DeviceBuffer g_lo, g_hi, gi_lo, gi_hi;                // coset powers g^i, g^-i in two factors
   std::vector<Fr> m_inv;                                // m^-1 for m = 2^k, k <= max_log
@@ -469,10 +470,6 @@ struct GpuNtt::Impl {
     launch(dit ? stages_kernel<true, Twiddles> : stages_kernel<false, Twiddles>, blocks, threads, smem, st, src, dst,
            g.t0, g.s, g.log_L, W);
   }
-
-  ~Impl() {
-    if (stream) cudaStreamDestroy(stream);
-  }
 };
 
 GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
@@ -481,7 +478,7 @@ GpuNtt::GpuNtt(unsigned max_log_n, int device, Twiddles twiddles) {
   impl_ = std::make_unique<Impl>(max_log_n, device, twiddles == Twiddles::compact);
   Impl& m = *impl_;
   SNARKPIPE_CUDA_CHECK(cudaSetDevice(device));
-  SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+  m.stream = Stream(cudaStreamNonBlocking);
 
   const poly::EvaluationDomain big(max_log_n);
   m.m_inv.resize(max_log_n + 1);

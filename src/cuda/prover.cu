@@ -26,6 +26,7 @@
 #include "cuda/memory_plan.hpp"
 #include "cuda/msm.hpp"
 #include "cuda/split_msm.cuh"
+#include "cuda/stream.hpp"
 #include "cuda/ntt.hpp"
 #include "groth16/params_file.hpp"
 #include "poly/domain.hpp"
@@ -119,12 +120,9 @@ __global__ void expand_density_kernel(const uint64_t* __restrict__ words, const 
 // the source unchanged until the stream has passed the copy (start() returns after it has).
 class Uploader {
  public:
-  explicit Uploader(cudaStream_t st) : stream_(st) {
-    for (auto& e : done_) SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  explicit Uploader(cudaStream_t st)
+      : stream_(st), done_{Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)} {
     for (auto& b : stage_) b.reserve(CHUNK);
-  }
-  ~Uploader() {
-    for (auto e : done_) cudaEventDestroy(e);
   }
   void copy(void* dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return;
@@ -156,7 +154,7 @@ class Uploader {
   static constexpr std::size_t PIECE = std::size_t(1) << 20;
   cudaStream_t stream_;
   PinnedBuffer stage_[2];
-  cudaEvent_t done_[2]{};
+  Event done_[2];
   unsigned next_ = 0;
 };
 
@@ -242,21 +240,21 @@ struct CudaBackend::Impl {
   BufferPool pool;  // before everything that holds its buffers
   // The L, A and B MSMs' stream and temporaries (vram residency): beside the a,b,c → H chain.
   BufferPool tail_pool;
-  cudaStream_t stream = nullptr, tail_stream = nullptr;
+  Stream stream, tail_stream;
   // The L, A, B MSMs beside a streamed H MSM run at the device's highest priority: their
   // kernels are short and wait on the bus, and at equal priority the H MSM's grids (bound by
   // arithmetic) kept them from the SMs, so they took as long as it did (1.08 s for L beside a
   // 1.08 s H MSM, 240 ms alone; tiers-1-h200-2026-12-02). Made at first use.
-  cudaStream_t beside_stream = nullptr;
-  cudaEvent_t tail_marks[5]{};
-  cudaEvent_t witness_ready = nullptr, tail_done = nullptr;
+  Stream beside_stream;
+  Event tail_marks[5];
+  Event witness_ready, tail_done;
   std::unique_ptr<GpuNtt> ntt;
   std::map<const circuit::R1cs*, DeviceCircuit> circuits;
   DeviceBuffer pow2;  // 2^k for k < 64, the coefficient codes' table (with the first circuit)
   std::map<const groth16::ProvingKey*, DeviceKey> keys;
   CudaProverPhases phases;
-  cudaEvent_t marks[6]{};
-  cudaEvent_t ntt_ready = nullptr, ntt_done = nullptr;
+  Event marks[6];
+  Event ntt_ready, ntt_done;
   std::mutex mu;                       // one proof at a time per backend (the engine holds one backend per worker)
   std::unique_ptr<Uploader> uploader;  // the witness's pinned staging, made once
 
@@ -295,14 +293,14 @@ struct CudaBackend::Impl {
     cudaDeviceProp prop{};
     SNARKPIPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     device_name = prop.name;
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&tail_stream, cudaStreamNonBlocking));
-    for (auto& e : marks) SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
-    for (auto& e : tail_marks) SNARKPIPE_CUDA_CHECK(cudaEventCreate(&e));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&witness_ready, cudaEventDisableTiming));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&tail_done, cudaEventDisableTiming));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&ntt_ready, cudaEventDisableTiming));
-    SNARKPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&ntt_done, cudaEventDisableTiming));
+    stream = Stream(cudaStreamNonBlocking);
+    tail_stream = Stream(cudaStreamNonBlocking);
+    for (auto& e : marks) e = Event(cudaEventDefault);
+    for (auto& e : tail_marks) e = Event(cudaEventDefault);
+    witness_ready = Event(cudaEventDisableTiming);
+    tail_done = Event(cudaEventDisableTiming);
+    ntt_ready = Event(cudaEventDisableTiming);
+    ntt_done = Event(cudaEventDisableTiming);
   }
   ~Impl() {
     uploader.reset();
@@ -310,15 +308,6 @@ struct CudaBackend::Impl {
     circuits.clear();
     tail_streamer.reset();
     streamer.reset();
-    for (auto e : marks) cudaEventDestroy(e);
-    for (auto e : tail_marks) cudaEventDestroy(e);
-    cudaEventDestroy(ntt_ready);
-    cudaEventDestroy(ntt_done);
-    cudaEventDestroy(witness_ready);
-    cudaEventDestroy(tail_done);
-    if (stream) cudaStreamDestroy(stream);
-    if (tail_stream) cudaStreamDestroy(tail_stream);
-    if (beside_stream) cudaStreamDestroy(beside_stream);
   }
 
   DeviceCsr upload_csr(Uploader& up, const circuit::CsrMatrix& m) {
@@ -973,7 +962,7 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   if (beside_h_msm && !m.beside_stream) {
     int least = 0, greatest = 0;
     SNARKPIPE_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithPriority(&m.beside_stream, cudaStreamNonBlocking, greatest));
+    m.beside_stream = Stream(cudaStreamNonBlocking, greatest);
   }
   cudaStream_t ts = !host ? m.tail_stream : beside_h_msm ? m.beside_stream : st;
   BufferPool& tpool = host && !beside_h_msm ? m.pool : m.tail_pool;
@@ -1117,13 +1106,8 @@ ProofParts CudaBackend::start_common(const groth16::ProvingKey& pk, const circui
   SNARKPIPE_CUDA_CHECK(cudaEventSynchronize(m.marks[5]));
   host_after.from = std::chrono::steady_clock::now();
 
-  auto elapsed = [](cudaEvent_t from, cudaEvent_t to) {
-    float ms = 0;
-    SNARKPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
-    return ms;
-  };
-  auto span = [&](int i, int j) { return elapsed(m.marks[i], m.marks[j]); };
-  auto tail_span = [&](int i, int j) { return elapsed(m.tail_marks[i], m.tail_marks[j]); };
+  auto span = [&](int i, int j) { return elapsed_ms(m.marks[i], m.marks[j]); };
+  auto tail_span = [&](int i, int j) { return elapsed_ms(m.tail_marks[i], m.tail_marks[j]); };
   CudaProverPhases& p = m.phases;
   p.upload = span(0, 1);
   p.abc = span(1, 2);

@@ -12,6 +12,7 @@
 #include "cuda/msm.hpp"
 #include "cuda/ntt.hpp"
 #include "cuda/split_msm.cuh"
+#include "cuda/stream.hpp"
 #include "groth16/verifier.hpp"
 
 namespace snarkpipe::cuda {
@@ -65,7 +66,7 @@ struct GpuZkeyProver::Impl {
   const circom::ZkeyProver& key;
   int device;
   BufferPool pool;
-  cudaStream_t stream = nullptr;
+  Stream stream;
   std::unique_ptr<GpuNtt> ntt;
   std::unique_ptr<GpuMsmG1> a, b1, c_h;
   std::unique_ptr<GpuMsmG2> b2;
@@ -75,7 +76,7 @@ struct GpuZkeyProver::Impl {
 
   Impl(const circom::ZkeyProver& k, int dev) : key(k), device(dev), pool(dev) {
     SNARKPIPE_CUDA_CHECK(cudaSetDevice(dev));
-    SNARKPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    stream = Stream(cudaStreamNonBlocking);
     const circom::ZkeyLayout& L = key.layout();
     const std::size_t m = key.domain_size();
     ntt = std::make_unique<GpuNtt>(unsigned(std::countr_zero(m)), dev);
@@ -94,10 +95,7 @@ struct GpuZkeyProver::Impl {
     upload(twiddles.data(), L.coset_twiddles.data(), m * sizeof(Fr));
     SNARKPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  ~Impl() {
-    a.reset(), b1.reset(), c_h.reset(), b2.reset();
-    if (stream) cudaStreamDestroy(stream);
-  }
+  ~Impl() { a.reset(), b1.reset(), c_h.reset(), b2.reset(); }
 
   void upload(void* to, const void* from, std::size_t bytes) {
     if (bytes) SNARKPIPE_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream));
