@@ -1,9 +1,9 @@
 // The daemon's HTTP framing, fed raw bytes over a real loopback connection. The request
 // line, headers, Content-Length and chunked bodies are parsed by cpp-httplib (a system
 // library, not instrumented for coverage); what is fuzzed is the project's framing and limits
-// around it (service/service.cpp): the pre-routing refusal of bodies on routes that take
-// none, read_json_body's 1 MiB limit and 16 MiB drain, the upload limits, the error handler
-// and reply_error's bound on echoed text. Each input is one connection: its bytes are sent,
+// around it (service/service.cpp): httplib's payload limit as the daemon sets it,
+// read_json_body's 1 MiB limit and 16 MiB drain, the upload limits, the error handler and
+// reply_error's bound on echoed text. Each input is one connection: its bytes are sent,
 // the write side is shut, and every answer is read until the daemon closes.
 //
 // Asserted per input:
@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sanitizer/allocator_interface.h>
 #include <sys/socket.h>
@@ -49,8 +50,7 @@ std::atomic<std::int64_t> live{0}, peak{0};
 void on_malloc(const volatile void*, std::size_t size) {
   const std::int64_t now = live.fetch_add(std::int64_t(size), std::memory_order_relaxed) + std::int64_t(size);
   std::int64_t p = peak.load(std::memory_order_relaxed);
-  while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
-  }
+  while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {}
 }
 
 void on_free(const volatile void* ptr) {
@@ -105,6 +105,8 @@ int connect_to(int port) {
   a.sin_port = htons(std::uint16_t(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) finding("cannot connect to the daemon");
+  int yes = 1;  // small requests go out at once, not after a delayed ACK
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   return fd;
 }
@@ -140,7 +142,8 @@ void exchange(int fd, const std::string& request, std::string& answer) {
 // Checks each answer on the connection (answers to pipelined requests follow each other).
 void check_answers(std::string_view a) {
   while (!a.empty()) {
-    if (!a.starts_with("HTTP/1.1 ") || a.size() < 12) finding("an answer that is not HTTP/1.1: " + std::string(a.substr(0, 40)));
+    if (!a.starts_with("HTTP/1.1 ") || a.size() < 12)
+      finding("an answer that is not HTTP/1.1: " + std::string(a.substr(0, 40)));
     const int status = std::atoi(std::string(a.substr(9, 3)).c_str());
     const std::size_t head_end = a.find("\r\n\r\n");
     if (head_end == std::string_view::npos) return;  // cut off by READ_CAP or a reset
