@@ -158,10 +158,12 @@ class PinnedMemoryResource final : public std::pmr::memory_resource {
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
     if (alignment > 4096) throw std::bad_alloc();  // cudaMallocHost aligns to pages
     void* p = nullptr;
-    if (cudaMallocHost(&p, std::max<std::size_t>(bytes, 1)) != cudaSuccess) {
+    const cudaError_t e = cudaMallocHost(&p, std::max<std::size_t>(bytes, 1));
+    if (e == cudaErrorMemoryAllocation) {  // short of memory: the allocator's own error
       cudaGetLastError();
       throw std::bad_alloc();
     }
+    SNARKPIPE_CUDA_CHECK(e);  // any other error is the device's (and the fault hook's), a CudaError
     return p;
   }
   void do_deallocate(void* p, std::size_t, std::size_t) override { cudaFreeHost(p); }

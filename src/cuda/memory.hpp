@@ -77,8 +77,10 @@ class BufferPool {
 // data a device copies often, such as packed witnesses: copies from it go straight to the bus,
 // asynchronously, without the staging copy pageable memory needs. One for the process, never
 // destroyed (what it allocated may outlive any backend). Allocating page-locked memory is slow
-// (~0.1 s per GB) and freeing it may wait for the device: keep and reuse what it gives. In a
-// build without CUDA it is the default resource.
+// (~0.1 s per GB) and freeing it may wait for the device: keep and reuse what it gives. It
+// throws std::bad_alloc when page-locked memory is short, and CudaError for any other CUDA
+// error (a dead device; the test-only fault hook too). In a build without CUDA it is the
+// default resource.
 std::pmr::memory_resource* pinned_memory();
 
 // Page-locked host memory (cudaMallocHost), grown on demand and kept.

@@ -25,12 +25,14 @@
 //   current stage; their buffers and reservations return.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -189,6 +191,9 @@ class Engine {
   // Adds the CPU as a device and starts its worker; false when gpu.cpu_fallback is off, the
   // backend is the CPU already, or the fallback was started before.
   bool start_cpu_fallback();
+  // Where packed witnesses are made: the backend's memory (page-locked for GPUs), or the
+  // default heap once the engine proves on the CPU fallback (no device to pin memory for).
+  std::pmr::memory_resource* witness_memory() const;
   void wake();
   void finish_job(Job& job, JobState state, const std::string& error);
   void release_ready(Ready& r);
@@ -198,6 +203,7 @@ class Engine {
 
   const EngineConfig config_;
   const std::shared_ptr<BackendProvider> backend_;
+  std::atomic<bool> on_cpu_fallback_{false};  // read by synthesis workers outside the lock
   const LogSink log_;
   Timeline timeline_;
   MemoryBudget host_;

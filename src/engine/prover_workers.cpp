@@ -31,6 +31,10 @@ void Engine::take_out_of_service(Device& d, const std::string& why) {
                  "no device in service (device " + std::to_string(d.spec.index) + ": " + why + ")");
 }
 
+std::pmr::memory_resource* Engine::witness_memory() const {
+  return on_cpu_fallback_ ? std::pmr::get_default_resource() : backend_->witness_memory();
+}
+
 bool Engine::start_cpu_fallback() {
   if (!config_.cpu_fallback || backend_->kind() == "cpu" ||
       std::any_of(devices_.begin(), devices_.end(), [](const auto& x) { return x->cpu_fallback; }))
@@ -38,6 +42,7 @@ bool Engine::start_cpu_fallback() {
   auto d = std::make_unique<Device>();
   d->spec = DeviceSpec{-1, "cpu (fallback)", 0};
   d->cpu_fallback = true;
+  on_cpu_fallback_ = true;
   d->memory = std::make_unique<MemoryBudget>("the CPU fallback", config_.device_budget_for(0));
   d->live_workers = 1;
   devices_.push_back(std::move(d));  // never reallocates: reserved in the constructor

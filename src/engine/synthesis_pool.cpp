@@ -97,7 +97,7 @@ void Engine::synthesis_worker() {
       };
       if (form != Form::full) {
         if (!packed && backend_->packed_witnesses()) {
-          packed = std::make_unique<groth16::PackedWitness>(backend_->witness_memory());
+          packed = std::make_unique<groth16::PackedWitness>(witness_memory());
           made_packed = true;
         }
         groth16::PackedWitness& p = packed ? *packed : *(transient = std::make_unique<groth16::PackedWitness>());
@@ -135,7 +135,7 @@ void Engine::synthesis_worker() {
     if (error.empty() && backend_->packed_witnesses() && form == Form::full) {
       try {
         if (!packed) {
-          packed = std::make_unique<groth16::PackedWitness>(backend_->witness_memory());
+          packed = std::make_unique<groth16::PackedWitness>(witness_memory());
           made_packed = true;
         }
         groth16::pack_witness(buffer->witness.inputs, buffer->witness.aux, *packed);

@@ -87,7 +87,9 @@ using base::hex;
 
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+  // A message may quote bytes the client sent that are not UTF-8 (a method, a path): dump()
+  // would throw out of httplib's error handler and end the daemon.
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
 }
 
 void reply_error(httplib::Response& res, int status, std::string message) {

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -123,6 +124,11 @@ class ScriptedProvider final : public engine::BackendProvider {
         packed_(packed) {}
   bool packed_witnesses() const override { return packed_; }
   std::string kind() const override { return "scripted"; }
+  // Where packed witnesses are made (a GPU's is page-locked); default: the heap.
+  std::pmr::memory_resource* witness_memory() const override {
+    return witness_memory_ ? witness_memory_ : std::pmr::get_default_resource();
+  }
+  void set_witness_memory(std::pmr::memory_resource* r) { witness_memory_ = r; }
   std::vector<engine::DeviceSpec> devices() const override {
     std::vector<engine::DeviceSpec> d;
     for (int i = 0; i < n_; ++i) d.push_back({i, "fake" + std::to_string(i), memory_});
@@ -146,6 +152,7 @@ class ScriptedProvider final : public engine::BackendProvider {
   std::shared_ptr<BackendScript> script_;
   bool host_working_;
   bool packed_;
+  std::pmr::memory_resource* witness_memory_ = nullptr;
 };
 
 }  // namespace snarkpipe::testing

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -407,6 +408,40 @@ TEST(Engine, NoDeviceLeftFallsBackToTheCpu) {
   EXPECT_EQ(s.devices[0].partitions_proved + s.devices[1].partitions_proved, 0u);
   EXPECT_TRUE(h.logged("proving on the CPU from now on"));
   EXPECT_FALSE(h.logged("failing every unfinished job"));
+  h.until_quiet();
+}
+
+// Once the engine proves on the CPU fallback, packed witnesses are made in the heap, not in
+// the backend's (page-locked, device-bound) memory: a dead GPU is not asked for more.
+TEST(Engine, TheCpuFallbackMakesPackedWitnessesInTheHeap) {
+  struct Counting final : std::pmr::memory_resource {
+    std::atomic<std::size_t> allocations{0};
+    void* do_allocate(std::size_t b, std::size_t a) override {
+      ++allocations;
+      return std::pmr::get_default_resource()->allocate(b, a);
+    }
+    void do_deallocate(void* p, std::size_t b, std::size_t a) override {
+      std::pmr::get_default_resource()->deallocate(p, b, a);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  } device_memory;
+  Harness h("Engine.CpuFallbackHeap");
+  h.script->fault = [](int, int) { return Fault::THROW; };
+  EngineConfig c = small_config(2, 1);
+  c.device_failure_limit = 1;
+  c.max_retries = 10;
+  c.check_witness = false;
+  auto provider = std::make_shared<snarkpipe::testing::ScriptedProvider>(1, 0, MemoryNeeds{}, h.script, true, true);
+  provider->set_witness_memory(&device_memory);
+  h.start(c, provider);
+  h.expect_proved(h.engine->wait(h.engine->submit(h.request(1))), 1);
+  ASSERT_TRUE(h.logged("proving on the CPU from now on"));
+  const std::size_t before = device_memory.allocations;
+  EXPECT_GE(before, 1u);  // the first partition was packed for the device
+  std::vector<JobId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(h.engine->submit(h.request(3)));
+  for (JobId id : ids) h.expect_proved(h.engine->wait(id), 3);
+  EXPECT_EQ(device_memory.allocations, before) << "packed witnesses made in the device's memory on the CPU fallback";
   h.until_quiet();
 }
 

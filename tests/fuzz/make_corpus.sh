@@ -17,7 +17,7 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 run() { "$@" > "$WORK/log" 2>&1 || { cat "$WORK/log"; echo "make_corpus: failed: $*"; exit 1; }; }
 rm -rf "$OUT"
-for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service \
+for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service http \
          seal_record filecoin_vk filecoin_ids abi_params abi_assignment; do
   mkdir -p "$OUT/fuzz_$t"
 done
@@ -87,6 +87,33 @@ printf '\x01{"circuit": "c"}' > "$OUT/fuzz_service/submit_min.bin"
 printf '\x021' > "$OUT/fuzz_service/job.bin"
 printf '\x0318446744073709551615' > "$OUT/fuzz_service/cancel.bin"
 printf '\x04c' > "$OUT/fuzz_service/circuit_info.bin"
+
+# The daemon's HTTP framing (fuzz_http): the requests snarkpipe's client sends, recorded, then
+# framings the client does not use (chunked, pipelined) and, through fuzz_http's repeat escape
+# (FF FE k L <L bytes>: the L bytes 2^k times), bodies, header lists and URIs over the limits.
+H=$OUT/fuzz_http
+python3 "$ROOT/tests/fuzz/record_requests.py" "$WORK/http" 18777 & RECORDER=$!
+mkdir -p "$WORK/http"; sleep 0.5
+S=(--server http://127.0.0.1:18777)
+"$SP" jobs "${S[@]}" --token t0k3n >/dev/null 2>&1 || true
+"$SP" cancel "${S[@]}" 12 >/dev/null 2>&1 || true
+printf 'abcdefgh' > w.bin
+"$SP" submit "${S[@]}" --circuit c --packed w.bin --partitions 1 --priority high --idempotency-key k1 --timeout 1 \
+  >/dev/null 2>&1 || true
+"$SP" register "${S[@]}" --name c2 --params w.bin --r1cs w.bin >/dev/null 2>&1 || true
+"$SP" register "${S[@]}" --name c3 --params w.bin --r1cs w.bin --upload >/dev/null 2>&1 || true
+kill "$RECORDER"
+for f in "$WORK"/http/*.http; do sed 's/Host: 127.0.0.1:18777/Host: 127.0.0.1/' "$f" > "$H/client_$(basename "$f")"; done
+printf 'GET /v1/status HTTP/1.1\r\nHost: h\r\n\r\n' > "$H/status.http"
+printf 'GET /v1/jobs/1/wait?timeout_s=1 HTTP/1.1\r\nHost: h\r\n\r\nGET /v1/jobs/1/events HTTP/1.1\r\n\r\n' > "$H/pipelined.http"
+printf 'POST /v1/circuits HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"ty\r\n9\r\npe": "c"}\r\n0\r\n\r\n' > "$H/chunked_json.http"
+printf 'POST /v1/jobs HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"circuit": "c"}\n' > "$H/submit_json.http"
+printf 'PUT /v1/circuits/c4/files/params HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n8\r\nabcdefgh\r\n0\r\n\r\n' > "$H/upload_chunked.http"
+printf 'POST /v1/circuits HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\xff\xfe\x10\x0a4000\r\n\xff\xfe\x0e\x04xxxx\r\n0\r\n\r\n' > "$H/json_chunked_over_limit.http"
+printf 'GET /v1/status HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\xff\xfe\x11\x0e8\r\nabcdefgh\r\n0\r\n\r\n' > "$H/body_on_get.http"
+printf 'GET /v1/status HTTP/1.1\r\n\xff\xfe\x12\x0bX-Pad: abc\r\n\r\n' > "$H/many_headers.http"
+printf 'GET /v1/circuits/\xff\xfe\x0c\x01a HTTP/1.1\r\n\r\n' > "$H/long_uri.http"
+printf 'GET /no/\xff\xfe\x08\x01b HTTP/1.1\r\n\r\n' > "$H/unrouted.http"
 
 # Filecoin (src/filecoin): real seal records and verifying keys from tests/filecoin/data, the
 # sealed CID of the real 32 GiB sector in ../shared/vectors/filecoin (when there), small strings.

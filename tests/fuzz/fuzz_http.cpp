@@ -1,0 +1,178 @@
+// The daemon's HTTP framing, fed raw bytes over a real loopback connection. The request
+// line, headers, Content-Length and chunked bodies are parsed by cpp-httplib (a system
+// library, not instrumented for coverage); what is fuzzed is the project's framing and limits
+// around it (service/service.cpp): httplib's payload limit as the daemon sets it,
+// read_json_body's 1 MiB limit and 16 MiB drain, the upload limits, the error handler and
+// reply_error's bound on echoed text. Each input is one connection: its bytes are sent,
+// the write side is shut, and every answer is read until the daemon closes.
+//
+// Asserted per input:
+//   - the daemon's live heap grows by at most MEMORY_BOUND while it serves the connection,
+//     whatever was sent (up to MAX_SENT bytes; counted through the sanitizer allocator's hooks);
+//   - every error answer (status >= 400) is a short JSON body: no error echoes unbounded input;
+//   - the daemon answers and closes within ANSWER_DEADLINE once the input has ended.
+//
+// Input: the bytes to send, where FF FE k L <L bytes> stands for those L bytes repeated
+// 2^(k mod 26) times, so that small inputs can send bodies, header lists and URIs far over the
+// limits (the whole capped at MAX_SENT).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sanitizer/allocator_interface.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include "fuzz_daemon.hpp"
+
+using namespace snarkpipe;
+
+namespace {
+
+constexpr std::size_t MAX_SENT = std::size_t(48) << 20;
+constexpr std::int64_t MEMORY_BOUND = std::int64_t(24) << 20;
+// reply_error keeps 300 characters of a message, plus its "... (N more bytes)" and the JSON.
+constexpr std::size_t ERROR_BODY_BOUND = 512;
+constexpr std::size_t READ_CAP = std::size_t(4) << 20;
+constexpr auto ANSWER_DEADLINE = std::chrono::seconds(8);
+
+// Live heap bytes, process-wide, and their peak since the last reset.
+std::atomic<std::int64_t> live{0}, peak{0};
+
+void on_malloc(const volatile void*, std::size_t size) {
+  const std::int64_t now = live.fetch_add(std::int64_t(size), std::memory_order_relaxed) + std::int64_t(size);
+  std::int64_t p = peak.load(std::memory_order_relaxed);
+  while (now > p && !peak.compare_exchange_weak(p, now, std::memory_order_relaxed)) {}
+}
+
+void on_free(const volatile void* ptr) {
+  const void* p = const_cast<const void*>(ptr);
+  if (p && __sanitizer_get_ownership(p))
+    live.fetch_sub(std::int64_t(__sanitizer_get_allocated_size(p)), std::memory_order_relaxed);
+}
+
+[[noreturn]] void finding(const std::string& what) {
+  std::fprintf(stderr, "fuzz_http: %s\n", what.c_str());
+  std::abort();
+}
+
+int daemon_port() {
+  static const int port = [] {
+    service::ServiceOptions o;
+    o.max_wait = std::chrono::seconds(1);  // a long poll must not outlast the input
+    o.read_timeout = std::chrono::seconds(1);
+    o.http_threads = 4;
+    o.max_upload_bytes = std::uint64_t(2) << 20;
+    o.max_circuit_file_bytes = std::uint64_t(2) << 20;
+    service::Service* svc = nullptr;
+    const int p = fuzz::start_daemon(svc, o);
+    __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+    return p;
+  }();
+  return port;
+}
+
+// The input with its repeat escapes expanded, at most MAX_SENT bytes.
+std::string expand(const std::uint8_t* data, std::size_t size) {
+  std::string out;
+  for (std::size_t i = 0; i < size && out.size() < MAX_SENT;) {
+    if (i + 3 < size && data[i] == 0xFF && data[i + 1] == 0xFE) {
+      const std::size_t times = std::size_t(1) << (data[i + 2] % 26), length = data[i + 3];
+      const std::size_t start = i + 4, n = std::min(length, size - start);
+      const std::string_view piece(reinterpret_cast<const char*>(data) + start, n);
+      for (std::size_t t = 0; t < times && n && out.size() < MAX_SENT; ++t) out.append(piece);
+      i = start + n;
+    } else {
+      out.push_back(char(data[i++]));
+    }
+  }
+  if (out.size() > MAX_SENT) out.resize(MAX_SENT);
+  return out;
+}
+
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(std::uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) finding("cannot connect to the daemon");
+  int yes = 1;  // small requests go out at once, not after a delayed ACK
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+// Sends `request`, shuts the write side, and reads into `answer` (up to READ_CAP) until the
+// daemon closes. The daemon may close first (a refused body is not read to its end): the rest
+// of the request is then dropped.
+void exchange(int fd, const std::string& request, std::string& answer) {
+  const auto until = std::chrono::steady_clock::now() + ANSWER_DEADLINE;
+  std::size_t sent = 0;
+  bool writing = true;
+  char buffer[1 << 16];
+  if (request.empty()) ::shutdown(fd, SHUT_WR), writing = false;
+  while (true) {
+    pollfd p{fd, short(POLLIN | (writing ? POLLOUT : 0)), 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) finding("the daemon did not answer and close within the deadline");
+    if (::poll(&p, 1, int(left.count())) < 0) continue;
+    if (writing && (p.revents & POLLOUT)) {
+      const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+      if (n > 0) sent += std::size_t(n);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) writing = false;  // the daemon closed
+      if (sent == request.size()) ::shutdown(fd, SHUT_WR), writing = false;
+    }
+    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
+      if (n > 0 && answer.size() < READ_CAP) answer.append(buffer, std::size_t(std::min<std::size_t>(n, READ_CAP)));
+    }
+  }
+}
+
+// Checks each answer on the connection (answers to pipelined requests follow each other).
+void check_answers(std::string_view a) {
+  while (!a.empty()) {
+    if (!a.starts_with("HTTP/1.1 ") || a.size() < 12)
+      finding("an answer that is not HTTP/1.1: " + std::string(a.substr(0, 40)));
+    const int status = std::atoi(std::string(a.substr(9, 3)).c_str());
+    const std::size_t head_end = a.find("\r\n\r\n");
+    if (head_end == std::string_view::npos) return;  // cut off by READ_CAP or a reset
+    const std::string_view head = a.substr(0, head_end);
+    const std::size_t at = head.find("Content-Length: ");
+    if (at == std::string_view::npos) return;  // a chunked answer (an event stream): the last one
+    const std::size_t length = std::strtoull(std::string(head.substr(at + 16, 20)).c_str(), nullptr, 10);
+    if (status >= 400 && (length > ERROR_BODY_BOUND || head.size() > 1024))
+      finding("an error answer of " + std::to_string(length) + " bytes: " + std::string(a.substr(0, 600)));
+    a.remove_prefix(std::min(a.size(), head_end + 4 + length));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const int port = daemon_port();
+  const std::string request = expand(data, size);
+  std::string answer;
+  answer.reserve(READ_CAP);
+  const int fd = connect_to(port);
+  peak.store(live.load());
+  const std::int64_t before = live.load();
+  exchange(fd, request, answer);
+  ::close(fd);
+  const std::int64_t grew = peak.load() - before;
+  if (grew > MEMORY_BOUND)
+    finding("the daemon's heap grew by " + std::to_string(grew >> 10) + " KiB serving " +
+            std::to_string(request.size()) + " bytes (bound " + std::to_string(MEMORY_BOUND >> 10) + " KiB)");
+  check_answers(answer);
+  return 0;
+}
