@@ -2,6 +2,8 @@
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
+# CI passes WERROR=ON (.ci/run): warnings in the project's own code fail the build.
+WERROR ?= OFF
 
 # Debian packages the build needs (checked with dpkg, installed with apt-get when missing).
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config \
@@ -35,9 +37,11 @@ tests/interop/node_modules/.package-lock.json: tests/interop/package-lock.json
 	@cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
 
 $(BUILD_DIR)/build.ninja: CMakeLists.txt | $(BUILD_DIR)/.deps-apt
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DSNARKPIPE_WERROR=$(WERROR) >/dev/null
 
 build: deps $(BUILD_DIR)/build.ninja
+	@grep -qx "SNARKPIPE_WERROR:BOOL=$(WERROR)" $(BUILD_DIR)/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD_DIR) -DSNARKPIPE_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job: set up (keys cached in build/keys), prove and verify a SHA-256 Merkle path.

@@ -10,16 +10,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/bench_record.hpp"
 #include "cluster/cluster_queue.hpp"
 #include "postgres_fixture.hpp"
 
@@ -47,13 +46,6 @@ std::string shell_line(const std::string& command) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
-}
-
-std::string machine() {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::string cpu = shell_line("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'");
-  return std::string(host) + ": " + cpu + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads";
 }
 
 QueueOptions options_for(const std::string& conninfo, const std::string& name, std::chrono::milliseconds lease) {
@@ -154,13 +146,11 @@ int main(int argc, char** argv) {
   std::string out;
   int jobs = 100, partitions = 10;
   long lease_ms = 1000;
-  std::string command = argv[0];
+  snarkpipe::cli::record_invocation(argc, argv);
   for (int i = 1; i < argc; ++i) {
-    command += std::string(" ") + argv[i];
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      command += std::string(" ") + argv[i + 1];
       return argv[++i];
     };
     if (a == "--out") out = next();
@@ -180,17 +170,13 @@ int main(int argc, char** argv) {
   const std::string version = shell_line(
       "postgres_version=$(ls /usr/lib/postgresql | sort -n | tail -1); "
       "/usr/lib/postgresql/$postgres_version/bin/postgres --version");
-  nlohmann::json record = {
-      {"what",
-       "cluster queue: claim latency, partitions/s with 1, 2, 4 hosts (threads, one connection each), "
-       "round trips per partition, re-claim after a lost host; no proving"},
-      {"machine", machine()},
-      {"command", command},
-      {"date", shell_line("date -u +%Y-%m-%dT%H:%MZ")},
-      {"commit", shell_line("git -C " SNARKPIPE_SOURCE_DIR " rev-parse --short HEAD")},
-      {"database", version + ", local server on 127.0.0.1 (TCP), fsync off (the test fixture)"},
-      {"jobs", jobs},
-      {"partitions_per_job", partitions}};
+  nlohmann::json record = snarkpipe::cli::bench_record();
+  record["what"] =
+      "cluster queue: claim latency, partitions/s with 1, 2, 4 hosts (threads, one connection each), "
+      "round trips per partition, re-claim after a lost host; no proving";
+  record["database"] = version + ", local server on 127.0.0.1 (TCP), fsync off (the test fixture)";
+  record["jobs"] = jobs;
+  record["partitions_per_job"] = partitions;
   for (int hosts : {1, 2, 4}) {
     record["drain"].push_back(drain(server, hosts, jobs, partitions));
     std::cerr << record["drain"].back().dump() << "\n";
@@ -199,11 +185,7 @@ int main(int argc, char** argv) {
   for (auto& d : record["drain"]) d["scale_vs_1_host"] = d["partitions_per_second"].get<double>() / one;
   record["lost_host"] = lost_host(server, std::chrono::milliseconds(lease_ms), 5);
   std::cerr << record["lost_host"].dump() << "\n";
-  const std::string text = record.dump(2) + "\n";
-  if (out.empty()) {
-    std::cout << text;
-  } else {
-    std::ofstream(out) << text;
-  }
+  if (out.empty()) std::cout << record.dump(2) << "\n";
+  else snarkpipe::cli::write_record(record, out);
   return 0;
 }

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -27,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/bench_record.hpp"
 #include "ec/curves.hpp"
 #include "ff/random.hpp"
 #include "msm/fixed_base.hpp"
@@ -48,28 +48,12 @@ Range parse_range(const std::string& s) {
   return {unsigned(std::stoul(s.substr(0, colon))), unsigned(std::stoul(s.substr(colon + 1)))};
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
 // The 1-minute load average: other work on a shared machine skews timings.
 double load_average() {
   std::ifstream f("/proc/loadavg");
   double l = -1;
   f >> l;
   return l;
-}
-
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
 }
 
 template <class C>
@@ -156,8 +140,7 @@ int main(int argc, char** argv) {
   unsigned reps = 3;
   std::vector<std::size_t> threads = {1, 0};
   std::string out;
-  std::string command = "bench_msm";
-  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  snarkpipe::cli::record_invocation(argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -229,22 +212,11 @@ int main(int argc, char** argv) {
     }
     results.push_back(r);
   }
-  const json doc = {{"machine",
-                     {{"cpu", cpu_model()},
-                      {"threads", std::thread::hardware_concurrency()},
-                      {"date", today()},
-                      {"load_average_before", load_before},
-                      {"load_average_after", load_average()}}},
-                    {"command", command},
-                    {"results", results}};
+  json doc = snarkpipe::cli::bench_record();
+  doc["load_average_before"] = load_before;
+  doc["load_average_after"] = load_average();
+  doc["results"] = results;
   std::cout << doc.dump(2) << "\n";
-  if (!out.empty()) {
-    std::ofstream f(out);
-    f << doc.dump(2) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", out.c_str());
-      return 1;
-    }
-  }
+  if (!out.empty()) snarkpipe::cli::write_record(doc, out);
   return 0;
 }

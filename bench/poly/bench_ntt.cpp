@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -23,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/bench_record.hpp"
 #include "ff/random.hpp"
 #include "poly/ntt.hpp"
 
@@ -32,31 +32,12 @@ using snarkpipe::ff::Fr;
 using namespace snarkpipe::poly;
 using Clock = std::chrono::steady_clock;
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto pos = line.find(':');
-      if (pos != std::string::npos) return line.substr(pos + 2);
-    }
-  }
-  return "unknown";
-}
-
 // The 1-minute load average: on a shared machine, what the all-thread figures competed with.
 double load_average() {
   std::ifstream in("/proc/loadavg");
   double load = -1;
   in >> load;
   return load;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return date;
 }
 
 struct Variant {
@@ -107,13 +88,11 @@ int main(int argc, char** argv) {
   bool variants = false, textbook = false;
   std::string out_path;
   NttConfig config = ntt_config();
-  std::string command = argv[0];
+  snarkpipe::cli::record_invocation(argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    command.append(" ").append(a);
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) usage(argv[0]);
-      command.append(" ").append(argv[i + 1]);
       return argv[++i];
     };
     if (a == "--min-log") {
@@ -189,29 +168,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  const nlohmann::json report = {
-      {"machine",
-       {{"cpu", cpu_model()},
-        {"threads", all_threads},
-        {"hardware_threads", std::thread::hardware_concurrency()},
-        {"date", utc_now()},
-        {"load_average_1min", {{"start", load_at_start}, {"end", load_average()}}},
-        {"field_multiplication", Fr::uses_asm() ? "x86-64 MULX/ADX assembly" : "portable C++"}}},
-      {"command", command},
-      {"transform", variants || textbook ? "see results" : "ntt, natural -> natural, in place"},
-      {"config", {{"block_log", config.block_log}, {"group_elements", config.group_elements}}},
-      {"runs", runs},
-      {"statistic", "median of the runs after one warm-up, random inputs"},
-      {"results", results}};
-  const std::string text = report.dump(2);
-  std::cout << text << "\n";
-  if (!out_path.empty()) {
-    std::ofstream f(out_path);
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
-      return 1;
-    }
-    f << text << "\n";
-  }
+  nlohmann::json report = snarkpipe::cli::bench_record();
+  report["threads"] = all_threads;
+  report["load_average_1min"] = {{"start", load_at_start}, {"end", load_average()}};
+  report["transform"] = variants || textbook ? "see results" : "ntt, natural -> natural, in place";
+  report["config"] = {{"block_log", config.block_log}, {"group_elements", config.group_elements}};
+  report["runs"] = runs;
+  report["statistic"] = "median of the runs after one warm-up, random inputs";
+  report["results"] = results;
+  std::cout << report.dump(2) << "\n";
+  if (!out_path.empty()) snarkpipe::cli::write_record(report, out_path);
   return 0;
 }

@@ -12,7 +12,7 @@
 #include "circuit/spmv.hpp"
 #include "circuit/synthetic_shape.hpp"
 #include "cli/backend_choice.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/measure.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
@@ -123,8 +123,7 @@ bool verifies(const groth16_proof& p, const groth16::PreparedVerifyingKey& pvk, 
 nlohmann::json run_abi_bench(const AbiBenchOptions& opt, const std::string& command) {
   const circuit::SyntheticShape shape = circuit::SyntheticShape{}.scaled(circuit::parse_scale(opt.scale));
   if (opt.params.empty()) throw std::invalid_argument("--params is required (the key file the library reads)");
-  nlohmann::json rec = machine_info();
-  rec["command"] = command;
+  nlohmann::json rec = bench_record(command);
   const int gpus = cuda::usable_device_count();
   const std::size_t device_free_at_start = gpus ? cuda::device_free_memory(0) : 0;
   say("synthetic partition: %s\n", shape.describe().c_str());

@@ -2,11 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
-#include <fstream>
 #include <string>
-#include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "cli/timing.hpp"
@@ -27,32 +23,7 @@ using ff::Fp;
 using ff::Fp2;
 using ff::Fr;
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto pos = line.find(':');
-      if (pos != std::string::npos) return line.substr(pos + 2);
-    }
-  }
-  return "unknown";
-}
-
 }  // namespace
-
-nlohmann::json machine_info() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"cpu", cpu_model()},
-          {"cpu_threads", std::thread::hardware_concurrency()},
-          {"host", host},
-          {"date", date},
-          {"field_multiplication", Fp::uses_asm() ? "x86-64 MULX/ADX assembly" : "portable C++"}};
-}
 
 nlohmann::json run_cpu_bench(bool quick) {
   const double target = quick ? 0.02 : 0.2;

@@ -8,7 +8,4 @@ namespace snarkpipe::cli {
 
 nlohmann::json run_cpu_bench(bool quick);
 
-// Machine, date and build facts that every benchmark record carries.
-nlohmann::json machine_info();
-
 }  // namespace snarkpipe::cli

@@ -15,7 +15,7 @@
 #include "circuit/synthetic_shape.hpp"
 #include "cli/backend_choice.hpp"
 #include "cli/ballast.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/memory.hpp"
 #include "cuda/prover.hpp"
@@ -176,8 +176,7 @@ nlohmann::json run_prove_bench(const ProveBenchOptions& opt, const std::string& 
   if (!opt.free_gib.empty() && opt.ballast.empty()) throw std::invalid_argument("--free-gib needs --ballast PROGRAM");
   if (!opt.ballast.empty() && access(opt.ballast.c_str(), X_OK) != 0)
     throw std::invalid_argument("--ballast " + opt.ballast + ": not an executable program");
-  nlohmann::json rec = machine_info();
-  rec["command"] = command;
+  nlohmann::json rec = bench_record(command);
   say("synthetic partition: %s\n", shape.describe().c_str());
 
   auto t0 = Clock::now();

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/bench_pipeline.hpp"
 #include "cli/measure.hpp"
 
@@ -347,8 +347,7 @@ int run_bench_service(ServiceBenchOptions o, const std::string& command_line) {
   if (p.json) std::cout << results.dump(2) << "\n";
   else print_summary(results);
   if (!p.out.empty()) {
-    json rec = machine_info();
-    rec["command"] = command_line;
+    json rec = bench_record(command_line);
     double load[1] = {-1};
     getloadavg(load, 1);
     rec["load_average_1min_start"] = load_start[0];
@@ -365,8 +364,7 @@ int run_bench_service(ServiceBenchOptions o, const std::string& command_line) {
       if (const auto eq = line.find(" = "); eq != std::string::npos) cfg[line.substr(0, eq)] = line.substr(eq + 3);
     rec["config"] = cfg;
     rec["results"] = results;
-    std::ofstream f(p.out);
-    if (!(f << rec.dump(2) << "\n")) throw std::runtime_error("cannot write " + p.out);
+    write_record(rec, p.out);
   }
   return 0;
 }

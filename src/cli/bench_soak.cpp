@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -34,7 +33,7 @@
 
 #include "circuit/r1cs.hpp"
 #include "circuit/spmv.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/command.hpp"
 #include "cli/measure.hpp"
 #include "engine/engine.hpp"
@@ -83,17 +82,6 @@ std::size_t thread_count() {
     closedir(d);
   }
   return n;
-}
-
-std::string git_commit() {
-  std::string out;
-  if (std::FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
 }
 
 // A circuit type of the soak: its shape (which also computes the witness), the soak's own copy
@@ -669,12 +657,8 @@ int run_soak(SoakOptions& o, const CLI::App&) {
   }
   if (duplicates_same != dups) problems.push_back("a duplicate submission made a second job");
 
-  nlohmann::json record;
-  record["machine"] = machine_info();
-  record["command"] = "snarkpipe bench soak --proofs " + std::to_string(o.proofs) + " --devices " +
-                      std::to_string(o.devices) + " --seed " + std::to_string(seed);
-  record["date"] = record["machine"]["date"];
-  record["commit"] = git_commit();
+  nlohmann::json record = bench_record("snarkpipe bench soak --proofs " + std::to_string(o.proofs) + " --devices " +
+                                       std::to_string(o.devices) + " --seed " + std::to_string(seed));
   record["seed"] = std::to_string(seed);
   record["seconds"] = ms_since(t0) / 1000.0;
   record["circuits"] = nlohmann::json::array();
@@ -724,11 +708,11 @@ int run_soak(SoakOptions& o, const CLI::App&) {
         static_cast<unsigned long long>(faults->corruptions.load()), synth + bad + over,
         record["seconds"].get<double>());
   }
-  if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    f << record.dump(2) << "\n";
-    if (!f) std::fprintf(stderr, "soak: cannot write %s\n", o.out.c_str());
-  }
+  if (!o.out.empty()) try {
+      write_record(record, o.out);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soak: %s\n", e.what());
+    }
   for (const auto& p : problems) std::fprintf(stderr, "soak: FAILED: %s\n", p.c_str());
   return problems.empty() ? 0 : 1;
 }

@@ -44,7 +44,7 @@
 
 #ifdef SNARKPIPE_HAVE_SERVICE
 #include "base/hex.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/measure.hpp"
 #include "engine/config.hpp"
 #include "engine/memory_budget.hpp"
@@ -77,17 +77,6 @@ struct SoakDaemonOptions {
 using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string commit_of_tree() {
-  std::string out;
-  if (std::FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    pclose(p);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
-}
 
 std::uint64_t rss_of(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -697,13 +686,9 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
   if (kills + terms < std::min<std::size_t>(o.faults, 1))
     ledger.problem("no fault was injected: the clients finished first");
 
-  json record;
-  record["machine"] = machine_info();
-  record["command"] = "snarkpipe bench soak-daemon --jobs " + std::to_string(o.jobs) + " --clients " +
-                      std::to_string(o.clients) + " --faults " + std::to_string(o.faults) + " --budget '" + o.budget +
-                      "' --seed " + std::to_string(seed);
-  record["date"] = record["machine"]["date"];
-  record["commit"] = commit_of_tree();
+  json record = bench_record("snarkpipe bench soak-daemon --jobs " + std::to_string(o.jobs) + " --clients " +
+                             std::to_string(o.clients) + " --faults " + std::to_string(o.faults) + " --budget '" +
+                             o.budget + "' --seed " + std::to_string(seed));
   record["seed"] = std::to_string(seed);
   record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   record["circuits"] = json::array();
@@ -755,11 +740,11 @@ int run_soak_daemon(SoakDaemonOptions& o, const CLI::App&) {
         accepted.size(), listed_unknown, done, cancelled, failed, kills, terms, proofs_checked, invalid_proofs, lost,
         record["results"]["duplicated_jobs"].get<std::size_t>(), engine::format_bytes(rss_peak).c_str(),
         engine::format_bytes(rss_limit).c_str(), record["seconds"].get<double>());
-  if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    f << record.dump(2) << "\n";
-    if (!f) std::fprintf(stderr, "soak-daemon: cannot write %s\n", o.out.c_str());
-  }
+  if (!o.out.empty()) try {
+      write_record(record, o.out);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "soak-daemon: %s\n", e.what());
+    }
   for (const auto& p : ledger.problems) std::fprintf(stderr, "soak-daemon: FAILED: %s\n", p.c_str());
   return ledger.problems.empty() ? 0 : 1;
 }

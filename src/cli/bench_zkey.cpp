@@ -14,7 +14,7 @@
 #include "circom/zkey.hpp"
 #include "circom/zkey_witness.hpp"
 #include "cli/backend_choice.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/measure.hpp"
 #include "cuda/zkey_prover.hpp"
 
@@ -67,8 +67,7 @@ nlohmann::json run_zkey_bench(const ZkeyBenchOptions& o, const std::string& comm
   BackendOptions bo;
   bo.backend = o.backend;
   const bool on_gpu = resolve_backend_kind(bo) == "cuda";
-  nlohmann::json rec = machine_info();
-  rec["command"] = command;
+  nlohmann::json rec = bench_record(command);
   rec["load_average_1min_start"] = load_average();
   auto t0 = base::Clock::now();
   circom::Zkey z = circom::read_zkey(o.zkey);

@@ -1,10 +1,9 @@
 // snarkpipe bench cpu | groth16 | prove: measured numbers as JSON records (machine, command,
-// date, results), the form bench/results keeps.
+// date, commit, results: cli/bench_record.hpp), the form bench/results keeps.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "cli/bench_cpu.hpp"
 #include "cli/bench_abi.hpp"
 #include "cli/bench_prove.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/bench_service.hpp"
 #include "cli/bench_zkey.hpp"
 #include "cli/circuits.hpp"
@@ -41,14 +41,7 @@ int emit(const nlohmann::json& record, bool json, const std::string& out_path) {
       for (const auto& row : res) std::printf("  %s\n", row.dump().c_str());
     }
   }
-  if (!out_path.empty()) {
-    std::ofstream f(out_path);
-    if (!f) {
-      std::fprintf(stderr, "error: cannot write %s\n", out_path.c_str());
-      return 1;
-    }
-    f << record.dump(2) << "\n";
-  }
+  if (!out_path.empty()) write_record(record, out_path);
   return 0;
 }
 
@@ -72,8 +65,7 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_flag("--quick", o->quick, "Shorter runs (noisier), for smoke tests");
     c->add_option("-o,--out", o->out, "Also write the JSON record to this file (e.g. bench/results/cpu-DATE.json)");
     cmds.push_back(make_command(c, o, [](CpuBenchOptions& o, const CLI::App&) -> int {
-      nlohmann::json record = machine_info();
-      record["command"] = std::string("snarkpipe bench cpu") + (o.quick ? " --quick" : "");
+      nlohmann::json record = bench_record(std::string("snarkpipe bench cpu") + (o.quick ? " --quick" : ""));
       record["results"] = run_cpu_bench(o.quick);
       return emit(record, o.json, o.out);
     }));
@@ -126,10 +118,9 @@ std::vector<Command> register_bench_commands(CLI::App& app) {
     c->add_flag("--json", o->json, "Print one JSON object");
     c->add_option("-o,--out", o->out, "Also write the JSON record to this file");
     cmds.push_back(make_command(c, o, [](Groth16BenchOptions& o, const CLI::App&) -> int {
-      nlohmann::json rec = machine_info();
       std::string cmd = "snarkpipe bench groth16 --runs " + std::to_string(o.runs) + " --constraints";
       for (const auto& s : o.sizes) cmd += " " + s;
-      rec["command"] = cmd;
+      nlohmann::json rec = bench_record(cmd);
       rec["results"] = nlohmann::json::array();
       for (const auto& size : o.sizes) {
         CircuitSpec spec;

@@ -14,7 +14,6 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -25,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cli/bench_record.hpp"
 #include "cli/command.hpp"
 #include "cuda/bench_inputs.hpp"
 #include "cuda/device_info.hpp"
@@ -82,13 +82,6 @@ std::string driver_version() {
       if (std::isdigit(static_cast<unsigned char>(token[0])) && token.find('.') != std::string::npos) return token;
   }
   return "CUDA driver API " + bench::driver_api_version();
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return date;
 }
 
 struct Stats {
@@ -375,18 +368,18 @@ int run_gpu_bench(const GpuBenchOptions& o) {
     return 2;
   }
   // Every engine below runs on device 0.
-  json doc = {
-      {"device", devices[0].name},       {"driver", driver_version()}, {"cuda_runtime", bench::runtime_version()},
-      {"sm_count", devices[0].sm_count}, {"date", utc_now()},          {"command", command_line(o)},
-      {"results", json::array()}};
+  json doc = bench_record(command_line(o));
+  doc["device"] = devices[0].name;
+  doc["driver"] = driver_version();
+  doc["cuda_runtime"] = bench::runtime_version();
+  doc["sm_count"] = devices[0].sm_count;
+  doc["results"] = json::array();
   std::FILE* lines = o.json ? stderr : stdout;
   std::fprintf(lines, "%s, driver %s, CUDA runtime %s\n", devices[0].name.c_str(),
                doc["driver"].get<std::string>().c_str(), doc["cuda_runtime"].get<std::string>().c_str());
   // The file is rewritten after every result, so a run cut short keeps what it measured.
   auto save = [&] {
-    if (o.out.empty()) return;
-    std::ofstream f(o.out);
-    if (!(f << doc.dump(2) << "\n")) throw std::runtime_error("cannot write " + o.out);
+    if (!o.out.empty()) write_record(doc, o.out);
   };
   auto add = [&](json r) {
     print_result(lines, r);

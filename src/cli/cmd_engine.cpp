@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,7 +17,7 @@
 #include <tbb/parallel_for.h>
 
 #include "circuit/synthetic_shape.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/bench_pipeline.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
@@ -109,7 +108,7 @@ RunResult run_pipeline(const PipelineOptions& o, engine::EngineConfig config, st
   }
   std::string device;
   for (const auto& n : names) device += (device.empty() ? "" : ", ") + n;
-  if (backend_kind == "cpu") device += " (" + machine_info()["cpu"].get<std::string>() + ")";
+  if (backend_kind == "cpu") device += " (" + cpu_model() + ")";
   if (!timeline_path.empty())
     engine::write_waterfall(tl,
                             "snarkpipe bench pipeline: " + work.describe + ", " + std::to_string(o.partitions) +
@@ -423,8 +422,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
     }
   }
   if (!o.out.empty()) {
-    nlohmann::json rec = machine_info();
-    rec["command"] = command_line;
+    nlohmann::json rec = bench_record(command_line);
     double load[1] = {-1};
     getloadavg(load, 1);
     rec["load_average_1min_start"] = load_start[0];
@@ -441,8 +439,7 @@ int run_bench_pipeline(const PipelineOptions& o, const std::string& command_line
     rec["config"] = cfg;
     if (o.baseline) rec["baseline_single_partition_s"] = baseline_s;
     rec["results"] = out;
-    std::ofstream f(o.out);
-    if (!(f << rec.dump(2) << "\n")) throw std::runtime_error("cannot write " + o.out);
+    write_record(rec, o.out);
   }
   return 0;
 }

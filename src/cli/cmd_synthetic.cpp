@@ -25,7 +25,7 @@
 #include "circuit/spmv.hpp"
 #include "circuit/synthetic_shape.hpp"
 #include "cli/backend_choice.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/progress.hpp"
@@ -115,7 +115,7 @@ int run_circom_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   circom::write_json_file(vk_path, circom::vk_to_json(zkey.vk));
   progress.finish();
 
-  nlohmann::json record = machine_info();
+  nlohmann::json record = bench_record();
   record["shape"] = {{"format", "circom"},
                      {"rows", shape.rows},
                      {"circom_constraints", shape.circom_constraints()},
@@ -218,7 +218,7 @@ int run_synthetic(const SyntheticOptions& o, const CLI::App& app) {
   }
 
   const double rows = double(st.num_constraints), aux = double(st.num_aux);
-  nlohmann::json record = machine_info();
+  nlohmann::json record = bench_record();
   record["shape"] = {{"num_constraints", st.num_constraints},
                      {"num_inputs", st.num_inputs},
                      {"num_aux", st.num_aux},

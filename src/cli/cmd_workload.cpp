@@ -8,14 +8,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <thread>
 
 #include "circuit/spmv.hpp"
 #include "circuit/witness_cs.hpp"
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/circuits.hpp"
 #include "cli/command.hpp"
 #include "cli/measure.hpp"
@@ -63,10 +62,10 @@ int run_synth(const SynthOptions& o) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
   const gadgets::PorepLikeParams params = porep_like_params(o.spec);
 
-  nlohmann::json rec = machine_info();
-  rec["command"] = "snarkpipe bench synth --circuit porep-like --scale " + o.spec.scale + " --threads " +
+  nlohmann::json rec =
+      bench_record("snarkpipe bench synth --circuit porep-like --scale " + o.spec.scale + " --threads " +
                    std::to_string(threads) + " --runs " + std::to_string(o.runs) + (o.generic ? " --generic" : "") +
-                   (o.witness_only ? " --witness-only" : "") + (o.cache.disabled ? " --no-cache" : "");
+                   (o.witness_only ? " --witness-only" : "") + (o.cache.disabled ? " --no-cache" : ""));
   rec["circuit"] = "porep-like (" + params.describe() + ")";
   rec["load_average_1min_start"] = load_average();
 
@@ -148,11 +147,7 @@ int run_synth(const SynthOptions& o) {
     if (!circuit_summary.empty()) std::printf("  circuit %s\n", circuit_summary.c_str());
     if (o.generic) std::printf("  generic witness %.1f ms\n", rec["generic_witness_ms"].get<double>());
   }
-  if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    if (!f) throw std::runtime_error("cannot write " + o.out);
-    f << rec.dump(2) << "\n";
-  }
+  if (!o.out.empty()) write_record(rec, o.out);
   return 0;
 }
 

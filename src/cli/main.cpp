@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "cli/bench_cpu.hpp"
+#include "cli/bench_record.hpp"
 #include "cli/command.hpp"
 #include "cli/selftest.hpp"
 #include "cuda/device_info.hpp"
@@ -51,6 +51,7 @@ circom and snarkjs users, in the forms rapidsnark and snarkjs take:
 }  // namespace
 
 int main(int argc, char** argv) {
+  snarkpipe::cli::record_invocation(argc, argv);
   CLI::App app{DESCRIPTION, "snarkpipe"};
   app.set_version_flag("--version", std::string("snarkpipe ") + SNARKPIPE_VERSION, "Print the version and exit");
   app.require_subcommand(1);
@@ -80,8 +81,7 @@ int main(int argc, char** argv) {
   commands.push_back(
       {info, [] {
          std::printf("snarkpipe %s\n", SNARKPIPE_VERSION);
-         std::printf("  field multiplication: %s\n",
-                     snarkpipe::cli::machine_info()["field_multiplication"].get<std::string>().c_str());
+         std::printf("  field multiplication: %s\n", snarkpipe::cli::field_multiplication().c_str());
          std::printf("  CUDA support compiled in: %s\n", snarkpipe::cuda::compiled_with_cuda() ? "yes" : "no");
          const auto devices = snarkpipe::cuda::list_devices();
          if (devices.empty()) std::printf("  GPUs: none found (%s)\n", snarkpipe::cuda::why_no_devices().c_str());

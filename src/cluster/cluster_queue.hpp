@@ -37,10 +37,10 @@ struct QueueOptions {
   std::string host;                        // this host's name, unique in the cluster
   std::chrono::milliseconds lease{30000};  // how long a claim lives without a heartbeat
   std::uint64_t memory_budget_bytes = 0;   // reported in status; claims say what is free now
-  std::string version;                     // this host's snarkpipe version, for status
+  std::string version{};                   // this host's snarkpipe version, for status
   // Witnesses up to this size live in the job's row; larger ones in `witness_dir`.
   std::size_t witness_inline_limit = 16u << 20;
-  std::filesystem::path witness_dir;  // shared by every host; empty: larger witnesses are refused
+  std::filesystem::path witness_dir{};  // shared by every host; empty: larger witnesses are refused
   // This host's wall clock. Leases never read it; it is reported (as the offset from the
   // database's clock) so an operator sees a skewed host.
   std::function<std::chrono::system_clock::time_point()> local_clock = [] { return std::chrono::system_clock::now(); };

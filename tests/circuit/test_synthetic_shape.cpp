@@ -117,7 +117,9 @@ TEST(SyntheticShape, WitnessInChunksEqualsTheWhole) {
     EXPECT_EQ(inputs, whole.inputs);
     EXPECT_TRUE(aux == whole.aux) << "chunk " << chunk;
     EXPECT_GE(calls, 1u);
-    if (chunk == 1) EXPECT_GT(calls, 1u);
+    if (chunk == 1) {
+      EXPECT_GT(calls, 1u);
+    }
   }
 }
 

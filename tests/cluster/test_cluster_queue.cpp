@@ -178,7 +178,9 @@ TEST_F(ClusterQueueTest, PrioritiesHoldAcrossHosts) {
     EXPECT_GE(before.priority, after.priority) << "claim " << i;
     if (before.priority == after.priority) {  // then by age: older job first, partitions in order
       EXPECT_LE(before.job_id, after.job_id) << "claim " << i;
-      if (before.job_id == after.job_id) EXPECT_LT(before.index, after.index);
+      if (before.job_id == after.job_id) {
+        EXPECT_LT(before.index, after.index);
+      }
     }
   }
 }

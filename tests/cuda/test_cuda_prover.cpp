@@ -135,7 +135,6 @@ TEST(CudaProver, MemoryTiersGiveTheCpuProofAndRefuseCleanly) {
   const groth16::Witness w = circuit.witness();
   const groth16::ProvingKey pk = groth16::setup(r1cs);
   const std::size_t piece = 1 << 12;
-  const cuda::ProofShape shape = cuda::ProofShape::of(pk, r1cs);
   // The budgets of every tier's variants (tier_cases.hpp; test_memory_plan checks that they
   // cover every path): the backend follows the planner's choice and gives the CPU's bytes.
   for (const cuda::testing::TierCase& c : cuda::testing::tier_cases(cuda::ProofShape::of(pk, r1cs), piece)) {

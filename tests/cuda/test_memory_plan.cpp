@@ -212,9 +212,13 @@ TEST(MemoryPlan, TheGpuTestsCasesCoverEveryPath) {
   std::set<std::string> ran;
   for (const testing::TierCase& t : testing::tier_cases(ProofShape::of(pk, r1cs), 1 << 12)) {
     ran.insert(t.words);
-    if (t.budget) EXPECT_LE(t.plan.device_bytes, t.budget) << t.words;
+    if (t.budget) {
+      EXPECT_LE(t.plan.device_bytes, t.budget) << t.words;
+    }
     EXPECT_EQ(t.plan.tail_piece_points > 0, t.words.find("L/A/B beside the H MSM") != std::string::npos);
-    if (!t.concurrent) EXPECT_EQ(t.plan.tail_piece_points, 0u) << t.words;
+    if (!t.concurrent) {
+      EXPECT_EQ(t.plan.tail_piece_points, 0u) << t.words;
+    }
   }
   for (const char* w :
        {"tier 1 of 4 (resident)", "tier 2 of 4 (key streamed)", "tier 2 of 4 (key streamed, L/A/B beside the H MSM)",

@@ -850,7 +850,9 @@ TEST(Fp, RedundantFormIsInvisible) {
       ASSERT_EQ(la.inverse(), a.inverse());
       ASSERT_EQ(la.legendre(), a.legendre());
       ASSERT_EQ(la.sqrt().has_value(), a.sqrt().has_value());
-      if (auto r = la.sqrt()) ASSERT_EQ(r->square(), a);
+      if (auto r = la.sqrt()) {
+        ASSERT_EQ(r->square(), a);
+      }
       ASSERT_EQ(fp_inverse_vartime(la), a.inverse());
     }
   }
