@@ -29,7 +29,16 @@ echo "fuzz: build took $(( $(date +%s) - start )) s"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  for f in "$BUILD"/tests/fuzz/fuzz_*; do [ -x "$f" ] && targets+=("$(basename "$f")"); done
+  for f in "$BUILD"/tests/fuzz/fuzz_*; do
+    name=$(basename "$f")
+    # A target with an open finding (tests/fuzz/open-findings/<target>: a known, unfixed bug it
+    # rediscovers within seconds) runs only when named, or with FUZZ_INCLUDE_OPEN=1.
+    if [ -d "tests/fuzz/open-findings/$name" ] && [ "${FUZZ_INCLUDE_OPEN:-0}" != 1 ]; then
+      echo "fuzz: $name left out (open finding: tests/fuzz/open-findings/$name)"
+      continue
+    fi
+    [ -x "$f" ] && targets+=("$name")
+  done
 fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
