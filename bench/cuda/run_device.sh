@@ -16,7 +16,7 @@ set -u
 DIST=build-cuda/dist
 if [ "${1:-}" = "--pack" ]; then
   rm -rf "$DIST" && mkdir -p "$DIST/lib"
-  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover} build-cuda/snarkpipe "$DIST/"
+  cp build-cuda/tests/cuda/test_cuda_{arith,ntt,msm,prover,zkey,faults} build-cuda/snarkpipe "$DIST/"
   bash bench/cuda/pack_libs.sh "$DIST/lib" "$DIST"/snarkpipe* $(ls "$DIST"/test_* "$DIST"/*.so* 2>/dev/null)
   # Stripped and xz-compressed, so the binaries fit the device tool's 64 MiB carry
   # (unpacked there by the run below).
@@ -37,7 +37,7 @@ export LD_LIBRARY_PATH="$PWD/$DIST/lib:${LD_LIBRARY_PATH:-}"
   ls -d /usr/include/tbb /usr/include/gtest /usr/include/nlohmann 2>&1
 } > "$OUT/env.txt" 2>&1
 [ -n "${SKIP_TESTS:-}" ] || {
-  for t in arith:45 ntt:60 msm:120 prover:240; do
+  for t in arith:45 ntt:60 msm:120 prover:240 zkey:120 faults:120; do
     echo "=== test_cuda_${t%%:*}"
     timeout "${t##*:}" "$DIST/test_cuda_${t%%:*}" 2>&1 | grep -vE "^\[ RUN|^\[       OK"
     echo "=== test_cuda_${t%%:*} exit ${PIPESTATUS[0]}"
