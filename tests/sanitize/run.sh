@@ -16,7 +16,8 @@
 # (they load the library into programs that are not instrumented, or inspect installed files).
 # ASan keeps 64 MiB of freed memory in quarantine, not 256: the daemon's tests bound its RSS.
 # GPU tests (label gpu) need a device.
-# Left out of the TSan run (TSAN_EXCLUDE), besides the script tests: the daemon tests that wait a
+# Left out of the TSan run (TSAN_EXCLUDE), besides the script tests and the cluster's daemon
+# tests (Cluster.*: `snarkpipe serve` hosts, the CLI, which the TSan tree does not build): the daemon tests that wait a
 # fixed time for proofs (wait_done's 30 s): under TSan's slowdown on 2 cores their jobs do not
 # finish in time, with no report (measured: 65-250 s, then a timeout failure); and the events
 # test, whose six partitions of 12,000 constraints (each must outlast the stream's 100 ms poll)
@@ -25,12 +26,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 JOBS=${SANITIZE_JOBS:-2}
 WHICH=${1:-all}
-TSAN_EXCLUDE=${TSAN_EXCLUDE:-'^[a-z0-9_]+$|^DaemonTest.CancelsQueuedAndRunningJobs$|^DaemonTest.EventsReportProgressThenTheFinishedJob$|^DaemonRestart\.|^DaemonAccess.TokensAreCheckedAndLimitsHold$'}
+TSAN_EXCLUDE=${TSAN_EXCLUDE:-'^Cluster\.|^[a-z0-9_]+$|^DaemonTest.CancelsQueuedAndRunningJobs$|^DaemonTest.EventsReportProgressThenTheFinishedJob$|^DaemonRestart\.|^DaemonAccess.TokensAreCheckedAndLimitsHold$'}
 if [ "${SANITIZE_CLI:-0}" = 1 ]; then
   ASAN_EXCLUDE='^ffi_(rust_abi|install|exports)$' ASAN_CLI=snarkpipe
 else
   # CircomFiles.* read the files circom_interop (a script test: the CLI, node, snarkjs) makes.
-  ASAN_EXCLUDE='^[a-z0-9_]+$|^CircomFiles\.' ASAN_CLI=
+  # Cluster.* start `snarkpipe serve` hosts (the CLI).
+  ASAN_EXCLUDE='^[a-z0-9_]+$|^CircomFiles\.|^Cluster\.' ASAN_CLI=
 fi
 # The sanitizer runtimes as shared libraries (-shared-libsan): the Filecoin ABI's .so links with
 # --no-undefined, which the static runtime (linked into executables only) cannot satisfy.
