@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "base/write_file.hpp"
 #include "cluster/schema.hpp"
 
 namespace snarkpipe::cluster {
@@ -155,24 +156,7 @@ fs::path write_shared_witness(const fs::path& dir, std::span<const std::uint8_t>
   char name[48];
   std::snprintf(name, sizeof(name), "witness-%08x%08x.bin", rd(), rd());
   const fs::path path = dir / name;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) throw std::runtime_error("cluster: cannot create " + path.string());
-  std::size_t written = 0;
-  while (written < witness.size()) {
-    const ssize_t n = ::write(fd, witness.data() + written, witness.size() - written);
-    if (n <= 0) {
-      ::close(fd);
-      fs::remove(path);
-      throw std::runtime_error("cluster: cannot write " + path.string());
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced) {
-    fs::remove(path);
-    throw std::runtime_error("cluster: cannot fsync " + path.string());
-  }
+  base::write_file(path, witness, O_EXCL, true);
   return path;
 }
 

@@ -1,13 +1,10 @@
 #include "cluster/cluster_worker.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 
-#include "base/clock.hpp"
+#include "base/write_file.hpp"
 #include "engine/witness.hpp"
 #include "groth16/proof.hpp"
 #include "service/spool.hpp"
@@ -33,19 +30,7 @@ engine::Priority priority_of_rank(int rank) {
 fs::path write_scratch(const fs::path& dir, const ClaimedPartition& c) {
   fs::create_directories(dir);
   const fs::path path = dir / ("job-" + std::to_string(c.job_id) + "-" + std::to_string(c.token) + ".witness");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0) throw std::runtime_error("cluster worker: cannot create " + path.string());
-  std::size_t written = 0;
-  while (written < c.witness_inline.size()) {
-    const ssize_t n = ::write(fd, c.witness_inline.data() + written, c.witness_inline.size() - written);
-    if (n <= 0) {
-      ::close(fd);
-      service::remove_quietly(path);
-      throw std::runtime_error("cluster worker: cannot write " + path.string());
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
+  base::write_file(path, c.witness_inline, O_TRUNC, false, 0600);
   return path;
 }
 
