@@ -1,9 +1,17 @@
 // snarkpipe against blst on this machine, in one binary and one harness: REFERENCE.md §7's
 // CPU anchors (Fp multiplication in a dependent chain, G1 Jacobian addition, the pairing).
 // blst is built from the source that the npm package @chainsafe/blst ships (compare.sh);
-// it is a measuring peer here, not a dependency of snarkpipe. Prints one JSON object.
+// it is a measuring peer here, not a dependency of snarkpipe. Writes one record through the
+// benchmarks' writer (cli/bench_record.hpp): to --out FILE, or to stdout.
+//
+//   compare --blst "@chainsafe/blst@0.2.11 (blst 0.3.10)" [--out FILE]
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <string>
+
+#include "cli/bench_record.hpp"
 
 #include "cli/timing.hpp"
 #include "ec/curves.hpp"
@@ -24,7 +32,16 @@ double ns_per(Body body) {
   return cli::time_ns(body, 0.3, 9);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  std::string blst_name = "blst", out;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--blst") == 0) blst_name = argv[i + 1];
+    else if (std::strcmp(argv[i], "--out") == 0) out = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: compare [--blst NAME] [--out FILE]\n");
+      return 2;
+    }
+  }
   ff::SeededRng rng(ff::fresh_seed());
   // Fp: both libraries keep elements as 6 little-endian 64-bit Montgomery limbs with R = 2^384,
   // so the same bytes are the same element; the chains must end equal.
@@ -101,11 +118,19 @@ int main() {
                               }) /
                               1e3;
 
-  std::printf(
-      "{\"fp_chains_equal\": %s, \"fp_mul_ns\": {\"snarkpipe\": %.2f, \"snarkpipe_through_memory\": %.2f, "
-      "\"blst\": %.2f}, \"fp_sqr_ns\": {\"snarkpipe\": %.2f, \"blst\": %.2f}, \"g1_add_ns\": {\"snarkpipe\": %.1f, "
-      "\"blst\": %.1f}, \"pairing_us\": {\"snarkpipe\": %.1f, \"blst\": %.1f}}\n",
-      fp_equal ? "true" : "false", ours_mul, ours_mul_mem, blst_mul, ours_sqr, blst_sqr, ours_add, blst_add,
-      ours_pairing, blst_pairing);
+  nlohmann::json record = cli::bench_record("bash bench/blst_anchor/compare.sh");
+  record["blst"] = blst_name + ", built by its build.sh";
+  double load[1] = {0};
+  if (::getloadavg(load, 1) == 1) record["load_1min"] = load[0];  // other work on the machine skews the times
+  record["method"] =
+      "one binary; dependent chains (x = x*a), G1 Jacobian additions x += g, pairings of the generators; median of 9 "
+      "timings after calibrating to ~0.3 s each (cli/timing.hpp, as bench cpu)";
+  record["fp_chains_equal"] = fp_equal;
+  record["fp_mul_ns"] = {{"snarkpipe", ours_mul}, {"snarkpipe_through_memory", ours_mul_mem}, {"blst", blst_mul}};
+  record["fp_sqr_ns"] = {{"snarkpipe", ours_sqr}, {"blst", blst_sqr}};
+  record["g1_add_ns"] = {{"snarkpipe", ours_add}, {"blst", blst_add}};
+  record["pairing_us"] = {{"snarkpipe", ours_pairing}, {"blst", blst_pairing}};
+  if (out.empty()) std::cout << record.dump(1) << "\n";
+  else cli::write_record(record, out);
   return fp_equal ? 0 : 1;
 }

@@ -122,6 +122,17 @@ nlohmann::json bench_record(const std::string& command) {
 nlohmann::json bench_record() { return bench_record(invocation()); }
 
 void write_record(const nlohmann::json& record, const std::string& path) {
+  // A path that is not a regular file (/dev/null, a pipe, /dev/stdout) is written to as it is:
+  // a rename over it would replace the device with a file.
+  std::error_code not_there;
+  const auto kind = std::filesystem::status(path, not_there).type();
+  if (kind != std::filesystem::file_type::regular && kind != std::filesystem::file_type::not_found) {
+    std::ofstream direct(path);
+    direct << record.dump(2) << "\n";
+    direct.close();
+    if (!direct) throw std::runtime_error("cannot write " + path);
+    return;
+  }
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   std::ofstream f(tmp);
   f << record.dump(2) << "\n";

@@ -213,6 +213,14 @@ std::size_t PostgresJobStore::count_queued() const {
       db_.execute({"store_count_queued", "SELECT count(*) FROM jobs WHERE state = 'queued'"}).integer(0, 0));
 }
 
+std::size_t PostgresJobStore::count_queued_of(const std::string& token) const {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(
+      db_.execute({"store_count_queued_of", "SELECT count(*) FROM jobs WHERE state = 'queued' AND token = $1"},
+                  {PgParam::text(token)})
+          .integer(0, 0));
+}
+
 std::map<std::string, std::size_t> PostgresJobStore::count_by_state() const {
   std::lock_guard lock(mu_);
   PgResult r = db_.execute({"store_count_by_state", "SELECT state, count(*) FROM jobs GROUP BY state"});

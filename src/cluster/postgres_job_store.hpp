@@ -40,6 +40,7 @@ class PostgresJobStore final : public service::JobStore {
   std::optional<std::vector<std::uint8_t>> proofs(const service::StoredJob& job) const override;
   std::vector<service::StoredJob> expire(std::int64_t cutoff) override;
   std::size_t count_queued() const override;
+  std::size_t count_queued_of(const std::string& token) const override;
   std::map<std::string, std::size_t> count_by_state() const override;
   void add_circuit(const service::StoredCircuit& c) override;
   std::vector<service::StoredCircuit> circuits() const override;

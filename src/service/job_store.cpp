@@ -197,6 +197,14 @@ std::size_t SqliteJobStore::count_queued() const {
   return std::size_t(s.integer(0));
 }
 
+std::size_t SqliteJobStore::count_queued_of(const std::string& token) const {
+  std::lock_guard lock(mu_);
+  Statement s(db_, "SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND token = ?");
+  s.bind(1, token);
+  s.step();
+  return std::size_t(s.integer(0));
+}
+
 std::map<std::string, std::size_t> SqliteJobStore::count_by_state() const {
   std::lock_guard lock(mu_);
   Statement s(db_, "SELECT state, COUNT(*) FROM jobs GROUP BY state");

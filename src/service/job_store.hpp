@@ -73,6 +73,8 @@ class JobStore {
   // (for their witness files).
   virtual std::vector<StoredJob> expire(std::int64_t cutoff) = 0;
   virtual std::size_t count_queued() const = 0;
+  // Unfinished jobs of one token: its jobs in flight, whichever host admitted them.
+  virtual std::size_t count_queued_of(const std::string& token) const = 0;
   virtual std::map<std::string, std::size_t> count_by_state() const = 0;
 
   virtual void add_circuit(const StoredCircuit& c) = 0;  // replaces one of the same name
@@ -109,6 +111,7 @@ class SqliteJobStore final : public JobStore {
   std::optional<std::vector<std::uint8_t>> proofs(const StoredJob& job) const override;
   std::vector<StoredJob> expire(std::int64_t cutoff) override;
   std::size_t count_queued() const override;
+  std::size_t count_queued_of(const std::string& token) const override;
   std::map<std::string, std::size_t> count_by_state() const override;
   void add_circuit(const StoredCircuit& c) override;
   std::vector<StoredCircuit> circuits() const override;

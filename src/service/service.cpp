@@ -19,6 +19,7 @@
 #include "circuit/r1cs_file.hpp"
 #include "engine/witness.hpp"
 #include "groth16/params_file.hpp"
+#include "service/http_gate.hpp"
 #include "service/sha256.hpp"
 #include "service/witness_upload.hpp"
 
@@ -29,8 +30,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// Bounds a single request may ask for; beyond them it is a mistake, not a workload.
-constexpr std::uint64_t MAX_PARTITIONS = 1 << 16;
 // An error message quotes what the client sent, but never more than this much of it.
 constexpr std::size_t MAX_ERROR_CHARS = 300;
 // Requests are served by a pool of threads, one per connection while it is read and one per
@@ -601,6 +600,8 @@ json Service::register_circuit(const std::string& body, const Caller& caller) {
 }
 
 std::size_t Service::in_flight(const std::string& token) const {
+  // A cluster's jobs are proved by every host's claims: count them where they all are.
+  if (options_.proved_by_claims) return store_->count_queued_of(token);
   std::lock_guard lock(mu_);
   return std::size_t(
       std::count_if(live_.begin(), live_.end(), [&](const auto& kv) { return kv.second.token == token; }));
@@ -626,8 +627,9 @@ json Service::submit(const std::string& body, const Caller& caller) {
   StoredJob row;
   row.circuit = name;
   row.partitions = uint_field(req, "partitions", 1);
-  if (row.partitions < 1 || row.partitions > MAX_PARTITIONS)
-    throw bad_request("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
+  if (row.partitions < 1 || row.partitions > options_.max_partitions)
+    throw bad_request("'partitions' must be in 1.." + std::to_string(options_.max_partitions) +
+                      " (service.max_partitions)");
   row.priority = string_field(req, "priority", "normal");
   if (!engine::parse_priority(row.priority))
     throw bad_request("unknown priority '" + row.priority + "' (low, normal, high, critical)");
@@ -656,8 +658,9 @@ json Service::submit_upload(const std::multimap<std::string, std::string>& query
   if (!format) throw bad_request("'format' must be wtns, assignment or packed, not '" + format_name + "'");
   row.witness_format = format_name;
   row.partitions = parse_uint("partitions", query_string(query, "partitions", "1"));
-  if (row.partitions < 1 || row.partitions > MAX_PARTITIONS)
-    throw bad_request("'partitions' must be in 1.." + std::to_string(MAX_PARTITIONS));
+  if (row.partitions < 1 || row.partitions > options_.max_partitions)
+    throw bad_request("'partitions' must be in 1.." + std::to_string(options_.max_partitions) +
+                      " (service.max_partitions)");
   if (*format == WitnessFormat::WTNS && row.partitions != 1)
     throw bad_request("a .wtns holds one partition; upload several as 'assignment' or 'packed'");
   row.priority = query_string(query, "priority", "normal");
@@ -1187,18 +1190,16 @@ json Service::status() const {
 
 int Service::start(const std::string& host, int port, std::function<void()> then) {
   if (http_) throw std::logic_error("the service is already started");
-  std::unique_ptr<httplib::Server> http;
+  std::shared_ptr<TlsContext> tls;
   if (!options_.tls_cert.empty() || !options_.tls_key.empty()) {
     if (options_.tls_cert.empty() || options_.tls_key.empty())
       throw std::runtime_error("TLS wants both service.tls_cert and service.tls_key");
-    auto tls = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
-    if (!tls->is_valid())
-      throw std::runtime_error("TLS: cannot load the certificate " + options_.tls_cert + " and key " +
-                               options_.tls_key + " (PEM files)");
-    http = std::move(tls);
-  } else {
-    http = std::make_unique<httplib::Server>();
+    tls = load_tls(options_.tls_cert, options_.tls_key);
   }
+  // Every connection's framing is read with bounds before httplib sees it (http_gate.hpp).
+  GateLimits gate;
+  gate.header_timeout = options_.header_timeout;
+  auto http = std::make_unique<httplib::Server>();
   // Uploads are bounded by submit_upload's limits, JSON bodies by read_json_body's.
   http->set_payload_max_length(
       std::max<std::uint64_t>({options_.max_upload_bytes, options_.max_circuit_file_bytes, DRAIN_BYTES}));
@@ -1209,16 +1210,7 @@ int Service::start(const std::string& host, int port, std::function<void()> then
   const unsigned threads = options_.http_threads
                                ? options_.http_threads
                                : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));
-  http->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // httplib's default sets SO_REUSEPORT, which lets a second daemon bind the same port and
-  // silently take half the requests. SO_REUSEADDR alone still allows a restart while old
-  // connections linger in TIME_WAIT.
-  auto listening = std::make_shared<socket_t>(INVALID_SOCKET);
-  http->set_socket_options([listening](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    *listening = sock;
-  });
+  auto door = std::make_unique<FrontDoor>(*http, gate, std::move(tls), threads);
   const auto caller_of = [this](const httplib::Request& req) {
     return authenticate(req.get_header_value("Authorization"));
   };
@@ -1351,9 +1343,14 @@ int Service::start(const std::string& host, int port, std::function<void()> then
   http->Get(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
     answer(res, [&] { return job(req.matches[1], caller_of(req)); });
   });
-  http->Delete(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
-    answer(res, [&] { return cancel(req.matches[1], caller_of(req)); });
-  });
+  // A content reader that is never called: httplib would read a body of a handler without one
+  // whole into memory (up to the upload limit); a DELETE needs none.
+  http->Delete(R"(/v1/jobs/([^/]+))",
+               [=, this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader&) {
+                 if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))
+                   res.set_header("Connection", "close");  // a body, if any, is not read
+                 answer(res, [&] { return cancel(req.matches[1], caller_of(req)); });
+               });
   http->Get("/v1/status",
             [this](const httplib::Request&, httplib::Response& res) { answer(res, [&] { return status(); }); });
   http->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
@@ -1363,6 +1360,16 @@ int Service::start(const std::string& host, int port, std::function<void()> then
       reply_error(res, 500, e.what());
     }
   });
+  // A body to a path no route takes is not read either (httplib would read it whole): 404,
+  // and the connection closes.
+  const auto no_route = [](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader&) {
+    res.set_header("Connection", "close");
+    reply_error(res, 404, "no route " + req.method + " " + req.path);
+  };
+  http->Post(".*", no_route);
+  http->Put(".*", no_route);
+  http->Patch(".*", no_route);
+  http->Delete(".*", no_route);
   // Paths no route takes, and bodies over httplib's own limit, get the API's error shape too.
   http->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (res.body.empty())
@@ -1371,20 +1378,9 @@ int Service::start(const std::string& host, int port, std::function<void()> then
                   : res.status == 413 ? "the body is over this daemon's upload limit"
                                       : "HTTP " + std::to_string(res.status));
   });
-  const int bound = port == 0 ? http->bind_to_any_port(host) : (http->bind_to_port(host, port) ? port : -1);
-  if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
-  // httplib listens with a backlog of 5: a burst of clients overflows it and their
-  // connections are reset. listen() again on the bound socket only raises the backlog.
-  if (*listening != INVALID_SOCKET) ::listen(*listening, SOMAXCONN);
+  const int bound = door->start(host, port);
   http_ = std::move(http);
-  auto returned = std::make_shared<std::atomic<bool>>(false);
-  listener_ = std::thread([server = http_.get(), returned] {
-    server->listen_after_bind();
-    *returned = true;
-  });
-  // stop() only reaches a server that is running; wait for it, so a stop() right after
-  // start() cannot be missed and leave the listener blocked for ever.
-  while (!http_->is_running() && !*returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  door_ = std::move(door);
   completion_ = std::thread([this] { completion_loop(); });
   janitor_ = std::thread([this] { janitor_loop(); });
   recovery_ = std::thread([this, then = std::move(then)] { recover(then); });
@@ -1423,10 +1419,10 @@ void Service::stop() {
     stopping_ = true;
     changed_.notify_all();
   }
-  if (http_) http_->stop();
-  if (listener_.joinable()) listener_.join();
+  if (door_) door_->stop();
   for (std::thread* t : {&recovery_, &completion_, &janitor_})
     if (t->joinable()) t->join();
+  door_.reset();
   http_.reset();
 }
 

@@ -67,6 +67,8 @@ class Server;
 
 namespace snarkpipe::service {
 
+class FrontDoor;
+
 // A built-in circuit type as the factory makes it: its keys, and the circuit (with its witness)
 // that partition `partition` of a job seeded `seed` proves.
 struct CircuitType {
@@ -104,11 +106,13 @@ struct ServiceOptions {
   std::chrono::seconds shutdown_deadline{60};                       // drain(): running jobs get this long
   std::uint64_t max_upload_bytes = std::uint64_t(64) << 30;         // one witness upload
   std::uint64_t max_json_bytes = 1 << 20;                           // one JSON body
+  std::uint64_t max_partitions = 1024;                              // one job's (a 32 GiB sector has 10)
   std::uint64_t max_circuit_file_bytes = std::uint64_t(128) << 30;  // one uploaded circuit file
   unsigned http_threads = 0;                                        // 0: max(256, 8 × cores); long polls hold one each
   std::chrono::seconds read_timeout{2};
-  std::chrono::seconds max_wait{300};  // the longest long poll
-  std::vector<AccessToken> tokens;     // empty: no authentication
+  std::chrono::seconds header_timeout{10};  // a request's headers, from their first byte to their end
+  std::chrono::seconds max_wait{300};       // the longest long poll
+  std::vector<AccessToken> tokens;          // empty: no authentication
   // Where POST /v1/circuits may read files by path; empty: anywhere the daemon can read.
   std::vector<std::filesystem::path> circuit_roots;
   std::string tls_cert, tls_key;  // both set: HTTPS (PEM files)
@@ -270,8 +274,9 @@ class Service {
   std::exception_ptr recovery_error_;
 
   ZkeyLane zkey_lane_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread listener_, recovery_, completion_, janitor_;
+  std::unique_ptr<httplib::Server> http_;  // the routes
+  std::unique_ptr<FrontDoor> door_;        // the gate in front of them (http_gate.hpp)
+  std::thread recovery_, completion_, janitor_;
 };
 
 }  // namespace snarkpipe::service

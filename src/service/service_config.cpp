@@ -68,8 +68,12 @@ void apply_key(ServiceConfig& c, const std::string& key, const toml::node& v, co
   else if (key == "max_circuit_file") o.max_circuit_file_bytes = engine::parse_bytes(text_of(source, v, key));
   else if (key == "http_threads") o.http_threads = unsigned(count_of(source, v, key));
   else if (key == "read_timeout") o.read_timeout = parse_duration(text_of(source, v, key));
+  else if (key == "header_timeout") o.header_timeout = parse_duration(text_of(source, v, key));
   else if (key == "max_wait") o.max_wait = parse_duration(text_of(source, v, key));
-  else if (key == "max_constraints") c.max_constraints = text_of(source, v, key);
+  else if (key == "max_partitions") {
+    o.max_partitions = count_of(source, v, key);
+    if (o.max_partitions < 1) fail(source, v, "max_partitions must be at least 1");
+  } else if (key == "max_constraints") c.max_constraints = text_of(source, v, key);
   else if (key == "db") c.db = text_of(source, v, key);
   else if (key == "cluster_host") c.cluster_host = text_of(source, v, key);
   else if (key == "cluster_shared_dir" || key == "cluster_witness_dir") c.cluster_shared_dir = text_of(source, v, key);

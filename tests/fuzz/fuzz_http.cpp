@@ -1,7 +1,8 @@
 // The daemon's HTTP framing, fed raw bytes over a real loopback connection. The request
-// line, headers, Content-Length and chunked bodies are parsed by cpp-httplib (a system
-// library, not instrumented for coverage); what is fuzzed is the project's framing and limits
-// around it (service/service.cpp): httplib's payload limit as the daemon sets it,
+// line, headers, Content-Length and chunked bodies are framed first by the daemon's front door
+// (service/http_gate.cpp: its head, line and header-count bounds, its refusals of ambiguous
+// framing), then parsed by cpp-httplib (a system library, not instrumented for coverage); what
+// is fuzzed is the project's framing and limits (service/service.cpp): httplib's payload limit as the daemon sets it,
 // read_json_body's 1 MiB limit and 16 MiB drain, the upload limits, the error handler and
 // reply_error's bound on echoed text. Each input is one connection: its bytes are sent,
 // the write side is shut, and every answer is read until the daemon closes.

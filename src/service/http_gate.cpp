@@ -1,0 +1,624 @@
+#include "service/http_gate.hpp"
+
+#include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace snarkpipe::service {
+
+using Clock = std::chrono::steady_clock;
+
+class TlsContext {
+ public:
+  explicit TlsContext(SSL_CTX* ctx) : ctx_(ctx) {}
+  ~TlsContext() { SSL_CTX_free(ctx_); }
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+  SSL_CTX* get() const { return ctx_; }
+
+ private:
+  SSL_CTX* ctx_;
+};
+
+std::shared_ptr<TlsContext> load_tls(const std::string& cert_pem, const std::string& key_pem) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  if (!ctx) throw std::runtime_error("TLS: OpenSSL cannot make a server context");
+  auto holder = std::make_shared<TlsContext>(ctx);
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert_pem.c_str()) != 1 ||
+      SSL_CTX_use_PrivateKey_file(ctx, key_pem.c_str(), SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
+    ERR_clear_error();
+    throw std::runtime_error("TLS: cannot load the certificate " + cert_pem + " and key " + key_pem +
+                             " (PEM files, the key matching the certificate)");
+  }
+  return holder;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+HeadFraming refuse(int status, std::string why) {
+  HeadFraming f;
+  f.status = status;
+  f.error = std::move(why);
+  return f;
+}
+
+// The answer the relay gives a head it refuses: the API's error shape, and the connection ends.
+std::string error_response(int status, const std::string& why) {
+  const char* reason = status == 408   ? "Request Timeout"
+                       : status == 431 ? "Request Header Fields Too Large"
+                                       : "Bad Request";
+  const std::string body =
+      nlohmann::json{{"error", why}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return "HTTP/1.1 " + std::to_string(status) + " " + reason +
+         "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
+// The client's side of the connection, plain or TLS, non-blocking. read/write give the byte
+// count, 0 at the end of the stream (read only), or -1 when they would block (then `wants`
+// holds the poll events to wait for), or -2 on an error.
+class ClientIo {
+ public:
+  ClientIo(int fd, SSL_CTX* tls) : fd_(fd) {
+    if (tls) {
+      ssl_ = SSL_new(tls);
+      if (ssl_) SSL_set_fd(ssl_, fd);
+    }
+  }
+  ~ClientIo() {
+    if (ssl_) SSL_free(ssl_);
+  }
+  ClientIo(const ClientIo&) = delete;
+  ClientIo& operator=(const ClientIo&) = delete;
+  bool tls() const { return ssl_ != nullptr; }
+  bool pending() const { return ssl_ && SSL_pending(ssl_) > 0; }
+
+  // The TLS handshake, until `deadline`; plain connections have none.
+  bool handshake(Clock::time_point deadline) {
+    if (!ssl_) return true;
+    for (;;) {
+      const int r = SSL_accept(ssl_);
+      if (r == 1) return true;
+      short wants = 0;
+      if (!would_block(r, wants)) return false;
+      if (!wait(wants, deadline)) return false;
+    }
+  }
+  long read(char* buf, std::size_t n, short& wants) {
+    if (!ssl_) {
+      const ssize_t r = ::recv(fd_, buf, n, 0);
+      if (r >= 0) return long(r);
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        wants = POLLIN;
+        return -1;
+      }
+      return -2;
+    }
+    const int r = SSL_read(ssl_, buf, int(std::min<std::size_t>(n, 1 << 30)));
+    if (r > 0) return r;
+    if (SSL_get_error(ssl_, r) == SSL_ERROR_ZERO_RETURN) return 0;
+    return would_block(r, wants) ? -1 : -2;
+  }
+  long write(const char* buf, std::size_t n, short& wants) {
+    if (!ssl_) {
+      const ssize_t r = ::send(fd_, buf, n, MSG_NOSIGNAL);
+      if (r >= 0) return long(r);
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+        wants = POLLOUT;
+        return -1;
+      }
+      return -2;
+    }
+    const int r = SSL_write(ssl_, buf, int(std::min<std::size_t>(n, 1 << 30)));
+    if (r > 0) return r;
+    return would_block(r, wants) ? -1 : -2;
+  }
+  void close_notify() {
+    if (ssl_) SSL_shutdown(ssl_);
+  }
+  // Waits for `events` on the socket until `deadline`.
+  bool wait(short events, Clock::time_point deadline) const {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd_, events, 0};
+      const int r = ::poll(&p, 1, int(std::min<long long>(left, 1000)));
+      if (r > 0) return (p.revents & (POLLERR | POLLNVAL)) == 0 || (p.revents & events);
+      if (r < 0 && errno != EINTR) return false;
+    }
+  }
+
+ private:
+  bool would_block(int r, short& wants) const {
+    const int e = SSL_get_error(ssl_, r);
+    ERR_clear_error();
+    if (e == SSL_ERROR_WANT_READ) wants = POLLIN;
+    else if (e == SSL_ERROR_WANT_WRITE) wants = POLLOUT;
+    else return false;
+    return true;
+  }
+  int fd_;
+  SSL* ssl_ = nullptr;
+};
+
+// The client → server direction: what of the client's bytes may go on to httplib, request by
+// request, and the first bound a request breaks.
+class RequestFramer {
+ public:
+  explicit RequestFramer(const GateLimits& l) : limits_(l) {}
+
+  // Takes the client's bytes; appends what may go on to `out`. False once a bound is broken
+  // (then `refusal` says how, and nothing after it is forwarded).
+  bool feed(const char* data, std::size_t n, std::string& out) {
+    std::size_t i = 0;
+    while (i < n) {
+      switch (phase_) {
+        case Phase::HEAD: {
+          const char c = data[i++];
+          if (head_.empty()) head_started_ = Clock::now();
+          head_.push_back(c);
+          if (c == '\n') {
+            ++lines_;
+            // The head ends at its first empty line (frame_head refuses lines not ended by CRLF).
+            if (head_.ends_with("\n\n") || head_.ends_with("\n\r\n")) {
+              if (!end_head(out)) return false;
+              break;
+            }
+            if (lines_ > limits_.max_header_lines + 1)
+              return fail(refuse(
+                  431, "the request has more than " + std::to_string(limits_.max_header_lines) + " header lines"));
+          }
+          if (head_.size() > limits_.max_head_bytes)
+            return fail(refuse(
+                431, "the request line and headers are over " + std::to_string(limits_.max_head_bytes) + " bytes"));
+          break;
+        }
+        case Phase::BODY: {
+          const std::size_t take = std::size_t(std::min<unsigned long long>(remaining_, n - i));
+          out.append(data + i, take);
+          i += take;
+          remaining_ -= take;
+          if (remaining_ == 0) phase_ = after_body_;
+          break;
+        }
+        case Phase::CHUNK_SIZE:
+        case Phase::CHUNK_END:
+        case Phase::TRAILER: {
+          const char c = data[i++];
+          line_.push_back(c);
+          if (line_.size() > limits_.max_line_bytes)
+            return fail(refuse(
+                400, "a chunk-size or trailer line is over " + std::to_string(limits_.max_line_bytes) + " bytes"));
+          if (c == '\n' && !end_line(out)) return false;
+          break;
+        }
+      }
+    }
+    return true;
+  }
+  // True while no body is under way: what comes next is a request head.
+  bool between_requests() const { return phase_ == Phase::HEAD; }
+  // True while a head is partly read: the header deadline runs.
+  bool in_head() const { return phase_ == Phase::HEAD && !head_.empty(); }
+  Clock::time_point head_started() const { return head_started_; }
+  // Whether the broken bound was in a head (answered by the relay) or in a body (cut short).
+  bool refused_in_head() const { return refused_in_head_; }
+  const HeadFraming& refusal() const { return refusal_; }
+  void time_out() {
+    fail(refuse(408, "the request's headers did not arrive within " +
+                         std::to_string(limits_.header_timeout.count() / 1000) + " s"));
+  }
+
+ private:
+  enum class Phase { HEAD, BODY, CHUNK_SIZE, CHUNK_END, TRAILER };
+
+  bool fail(HeadFraming why) {
+    refused_in_head_ = phase_ == Phase::HEAD;
+    refusal_ = std::move(why);
+    return false;
+  }
+  bool end_head(std::string& out) {
+    const HeadFraming f = frame_head(head_);
+    if (f.status) return fail(f);
+    out += head_;
+    head_.clear();
+    lines_ = 0;
+    if (f.chunked) {
+      phase_ = Phase::CHUNK_SIZE;
+    } else if (f.length > 0) {
+      phase_ = Phase::BODY;
+      remaining_ = f.length;
+      after_body_ = Phase::HEAD;
+    }
+    return true;
+  }
+  bool end_line(std::string& out) {
+    out += line_;
+    const std::string_view text = trim(std::string_view(line_).substr(0, line_.size() - 1));
+    switch (phase_) {
+      case Phase::CHUNK_SIZE: {
+        const std::string_view size = trim(text.substr(0, text.find(';')));
+        unsigned long long v = 0;
+        if (size.empty() || size.size() > 15 ||
+            !std::all_of(size.begin(), size.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+          return fail(refuse(400, "a chunk size is not a hexadecimal number of at most 15 digits"));
+        for (char c : size)
+          v = v * 16 + unsigned(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10);
+        if (v == 0) {
+          phase_ = Phase::TRAILER;
+          trailers_ = 0;
+        } else {
+          phase_ = Phase::BODY;
+          remaining_ = v;
+          after_body_ = Phase::CHUNK_END;
+        }
+        break;
+      }
+      case Phase::CHUNK_END:
+        if (line_ != "\r\n") return fail(refuse(400, "a chunk's data does not end where its size says"));
+        phase_ = Phase::CHUNK_SIZE;
+        break;
+      case Phase::TRAILER:
+        if (text.empty()) {
+          phase_ = Phase::HEAD;
+        } else if (++trailers_ > limits_.max_header_lines) {
+          return fail(refuse(
+              400, "the chunked body has more than " + std::to_string(limits_.max_header_lines) + " trailer lines"));
+        }
+        break;
+      default:
+        break;
+    }
+    line_.clear();
+    return true;
+  }
+
+  const GateLimits& limits_;
+  Phase phase_ = Phase::HEAD;
+  Phase after_body_ = Phase::HEAD;
+  std::string head_, line_;
+  std::size_t lines_ = 0, trailers_ = 0;
+  unsigned long long remaining_ = 0;
+  Clock::time_point head_started_;
+  HeadFraming refusal_;
+  bool refused_in_head_ = false;
+};
+
+void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) | O_NONBLOCK); }
+
+// A connection to the routes' socket, or -1.
+int connect_routes(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), std::min(path.size() + 1, sizeof addr.sun_path));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  set_nonblocking(fd);
+  return fd;
+}
+
+// Relays one connection between the client (`client`, plain or TLS) and httplib (connections
+// to the routes' socket at `routes`), then ends the client's. The routes are connected when a
+// request is ready to go on: httplib's keep-alive clock does not run while a head arrives. When
+// httplib ends a connection (its keep-alive ran out, or it closed after an answer), the next
+// request connects again, and a client with no request under way is closed, as httplib would.
+void relay(int client, const std::string& routes, const GateLimits& limits, SSL_CTX* tls) {
+  set_nonblocking(client);
+  ClientIo io(client, tls);
+  RequestFramer framer(limits);
+  constexpr std::size_t CHUNK = 16 << 10;
+  std::string up, down;  // bytes on their way to httplib, and to the client
+  std::size_t up_at = 0, down_at = 0;
+  int server = -1;
+  bool client_done = false;  // no more of the client's bytes will be read
+  bool server_write_shut = false, client_broken = false;
+  char buf[CHUNK];
+
+  if (!io.handshake(Clock::now() + limits.header_timeout)) client_done = client_broken = true;
+  for (;;) {
+    if (server < 0 && up_at < up.size()) {
+      server = connect_routes(routes);
+      server_write_shut = false;
+      if (server < 0) client_done = client_broken = true;  // the daemon is stopping
+    }
+    if (server >= 0 && client_done && up_at == up.size() && !server_write_shut) {
+      ::shutdown(server, SHUT_WR);  // httplib reads the end of the stream and finishes
+      server_write_shut = true;
+    }
+    short client_events = 0, server_events = 0;
+    short read_wants = 0, write_wants = 0;
+    bool progressed = false;
+    // Client → httplib.
+    if (!client_done && up_at == up.size()) {
+      up.clear();
+      up_at = 0;
+      const long r = io.read(buf, CHUNK, read_wants);
+      if (r > 0) {
+        progressed = true;
+        if (!framer.feed(buf, std::size_t(r), up)) client_done = true;
+      } else if (r == 0 || r == -2) {
+        client_done = true;
+        client_broken = r == -2;
+      } else {
+        client_events |= read_wants;
+      }
+    }
+    if (server >= 0 && up_at < up.size()) {
+      const ssize_t w = ::send(server, up.data() + up_at, up.size() - up_at, MSG_NOSIGNAL);
+      if (w > 0) {
+        up_at += std::size_t(w);
+        progressed = true;
+      } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        up_at = up.size();  // httplib closed its end: it has finished with this connection
+      } else {
+        server_events |= POLLOUT;
+      }
+    }
+    // httplib → client.
+    bool server_ended = false;
+    if (server >= 0 && down_at == down.size()) {
+      down.clear();
+      down_at = 0;
+      const ssize_t r = ::recv(server, buf, CHUNK, 0);
+      if (r > 0) {
+        down.assign(buf, std::size_t(r));
+        progressed = true;
+      } else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        server_ended = true;
+      } else {
+        server_events |= POLLIN;
+      }
+    }
+    if (down_at < down.size() && !client_broken) {
+      const long w = io.write(down.data() + down_at, down.size() - down_at, write_wants);
+      if (w > 0) {
+        down_at += std::size_t(w);
+        progressed = true;
+      } else if (w == -2) {
+        client_broken = client_done = true;
+        down_at = down.size();
+      } else {
+        client_events |= write_wants;
+      }
+    } else if (client_broken) {
+      down_at = down.size();
+    }
+    if (server_ended) {
+      ::close(server);
+      server = -1;
+      // httplib closing mid-request (it answered without reading the whole body) ends the
+      // connection: the rest is dropped. Between requests (its keep-alive ran out while a
+      // head arrives), the next request goes on a new connection; with no head under way,
+      // httplib's end is the connection's end.
+      if (client_done || !framer.between_requests() || up_at < up.size() || !framer.in_head()) break;
+      progressed = true;
+    }
+    if (server < 0 && client_done && up_at == up.size()) break;
+    // A head must be whole within the header deadline, however its bytes trickle in.
+    int timeout_ms = 1000;
+    if (framer.in_head() && !client_done) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(framer.head_started() +
+                                                                              limits.header_timeout - Clock::now())
+                            .count();
+      if (left <= 0) {
+        framer.time_out();
+        client_done = true;
+        continue;
+      }
+      timeout_ms = int(std::min<long long>(left, timeout_ms));
+    }
+    if (progressed || (!client_done && up_at == up.size() && io.pending())) continue;
+    // Nothing moved: wait for either side.
+    pollfd fds[2];
+    nfds_t n = 0;
+    if (server >= 0 && server_events) fds[n++] = {server, server_events, 0};
+    if (client_events) fds[n++] = {client, client_events, 0};
+    ::poll(fds, n, timeout_ms);
+  }
+  if (server >= 0) ::close(server);
+  // A head the relay refused is answered after the answers to the requests before it.
+  if (!client_broken && framer.refusal().status && framer.refused_in_head()) {
+    const std::string answer = error_response(framer.refusal().status, framer.refusal().error);
+    std::size_t at = 0;
+    const auto until = Clock::now() + std::chrono::seconds(5);
+    while (at < answer.size()) {
+      short wants = 0;
+      const long w = io.write(answer.data() + at, answer.size() - at, wants);
+      if (w > 0) at += std::size_t(w);
+      else if (w == -2 || !io.wait(wants, until)) break;
+    }
+  }
+  if (!client_broken) {
+    io.close_notify();
+    ::shutdown(client, SHUT_WR);
+    // A lingering close: what the client still sends is read and dropped for a moment, so
+    // that closing with unread bytes does not reset the connection before it reads the answer.
+    const auto until = Clock::now() + std::chrono::milliseconds(500);
+    std::size_t dropped = 0;
+    while (dropped < (std::size_t(1) << 20) && io.wait(POLLIN, until)) {
+      const ssize_t r = ::recv(client, buf, CHUNK, 0);
+      if (r <= 0) break;
+      dropped += std::size_t(r);
+    }
+  }
+}
+
+}  // namespace
+
+HeadFraming frame_head(const std::string& head) {
+  std::string_view rest(head);
+  std::size_t line_no = 0;
+  bool has_length = false, chunked = false, has_coding = false;
+  unsigned long long length = 0;
+  std::string_view method;
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    // httplib skips a header line not ended by CRLF and reads on: the two readers would
+    // disagree on where the head ends.
+    if (nl == std::string_view::npos || line.empty() || line.back() != '\r')
+      return refuse(400, "a request line or header line does not end in CRLF");
+    line.remove_suffix(1);
+    if (line_no++ == 0) {
+      if (line.empty()) return refuse(400, "the request line is empty");
+      method = line.substr(0, line.find(' '));
+      continue;
+    }
+    if (line.empty()) break;  // the end of the head
+    if (line.front() == ' ' || line.front() == '\t') return refuse(400, "a header line is folded (obsolete)");
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos || colon == 0) return refuse(400, "a header line has no name");
+    const std::string_view name = line.substr(0, colon), value = trim(line.substr(colon + 1));
+    if (name.back() == ' ' || name.back() == '\t') return refuse(400, "a header name ends in white space");
+    if (iequals(name, "Content-Length")) {
+      if (value.empty() || value.size() > 19 ||
+          !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return refuse(400, "Content-Length is not a number");
+      unsigned long long v = 0;
+      for (char c : value) v = v * 10 + unsigned(c - '0');
+      if (has_length && v != length) return refuse(400, "two different Content-Length headers");
+      has_length = true;
+      length = v;
+    } else if (iequals(name, "Transfer-Encoding")) {
+      if (has_coding || !iequals(value, "chunked"))
+        return refuse(400, "the only transfer coding taken is one \"chunked\"");
+      has_coding = chunked = true;
+    }
+  }
+  if (chunked && has_length) return refuse(400, "a request has both Content-Length and Transfer-Encoding");
+  // httplib reads a body only for these methods; another method's body would be read as the
+  // next request.
+  if ((chunked || length > 0) && method != "POST" && method != "PUT" && method != "PATCH" && method != "DELETE" &&
+      method != "PRI")
+    return refuse(400, "a " + std::string(method.substr(0, 16)) + " request carries no body");
+  HeadFraming f;
+  f.chunked = chunked;
+  f.length = length;
+  return f;
+}
+
+// httplib's server, used for its accept loop and thread pool only: every connection it accepts
+// goes to the relay instead of its own request parsing (a private virtual, overridden).
+class GatedServer : public httplib::Server {
+ public:
+  GatedServer(GateLimits limits, std::shared_ptr<TlsContext> tls, std::string routes_socket)
+      : limits_(limits), tls_(std::move(tls)), routes_socket_(std::move(routes_socket)) {}
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    relay(sock, routes_socket_, limits_, tls_ ? tls_->get() : nullptr);
+    ::close(sock);
+    return true;
+  }
+
+  GateLimits limits_;
+  std::shared_ptr<TlsContext> tls_;
+  std::string routes_socket_;
+};
+
+namespace {
+
+// Runs server.listen_after_bind() on a thread, once the server is running.
+std::thread listen_on(httplib::Server& server) {
+  auto returned = std::make_shared<std::atomic<bool>>(false);
+  std::thread t([&server, returned] {
+    server.listen_after_bind();
+    *returned = true;
+  });
+  // stop() only reaches a server that is running; wait for it, so a stop() right after start()
+  // cannot be missed and leave the listener blocked for ever.
+  while (!server.is_running() && !*returned) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return t;
+}
+
+// httplib listens with a backlog of 5: a burst of clients overflows it and their connections are
+// reset. listen() again on the bound socket only raises the backlog. httplib's default also sets
+// SO_REUSEPORT, which lets a second daemon bind the same port and silently take half the
+// requests; SO_REUSEADDR alone still allows a restart while old connections linger in TIME_WAIT.
+std::shared_ptr<socket_t> capture_listening_socket(httplib::Server& server, bool reuse_addr) {
+  auto listening = std::make_shared<socket_t>(INVALID_SOCKET);
+  server.set_socket_options([listening, reuse_addr](socket_t sock) {
+    int yes = 1;
+    if (reuse_addr) ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listening = sock;
+  });
+  return listening;
+}
+
+}  // namespace
+
+FrontDoor::FrontDoor(httplib::Server& routes, GateLimits limits, std::shared_ptr<TlsContext> tls, unsigned threads)
+    : routes_(routes) {
+  char dir[] = "/tmp/snarkpipe-http-XXXXXX";  // short: a socket path has at most 107 bytes
+  if (!::mkdtemp(dir)) throw std::runtime_error(std::string("cannot make a folder in /tmp: ") + std::strerror(errno));
+  socket_dir_ = dir;
+  socket_path_ = socket_dir_ + "/routes.sock";
+  gate_ = std::make_unique<GatedServer>(limits, std::move(tls), socket_path_);
+  gate_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  routes_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+}
+
+FrontDoor::~FrontDoor() {
+  stop();
+  ::unlink(socket_path_.c_str());
+  ::rmdir(socket_dir_.c_str());
+}
+
+int FrontDoor::start(const std::string& host, int port) {
+  const auto routes_listening = capture_listening_socket(routes_, false);
+  routes_.set_address_family(AF_UNIX);
+  if (!routes_.bind_to_port(socket_path_, 80))
+    throw std::runtime_error("cannot listen on the private socket " + socket_path_);
+  ::listen(*routes_listening, SOMAXCONN);
+  const auto listening = capture_listening_socket(*gate_, true);
+  const int bound = port == 0 ? gate_->bind_to_any_port(host) : (gate_->bind_to_port(host, port) ? port : -1);
+  if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port));
+  if (*listening != INVALID_SOCKET) ::listen(*listening, SOMAXCONN);
+  routes_listener_ = listen_on(routes_);
+  gate_listener_ = listen_on(*gate_);
+  return bound;
+}
+
+void FrontDoor::stop() {
+  // The routes first: their connections end, so every relay ends and the gate's pool drains.
+  routes_.stop();
+  gate_->stop();
+  if (routes_listener_.joinable()) routes_listener_.join();
+  if (gate_listener_.joinable()) gate_listener_.join();
+}
+
+}  // namespace snarkpipe::service

@@ -1,0 +1,80 @@
+// The daemon's front door (issue 27): every connection passes through a relay that reads the
+// HTTP/1.1 framing itself, with bounds, before cpp-httplib sees a byte of it.
+//
+// Why: the system's httplib (0.11.4) buffers a request line, a header line or a chunk-size line
+// whole before it looks at its length, and reads any number of header lines, so one connection
+// could grow the daemon's heap without end (tests/fuzz/regressions/fuzz_http). A trickled head
+// also held a thread for as long as each byte came within the read timeout.
+//
+// The relay (one per connection, on a thread of the gate's pool) forwards the client's bytes
+// unchanged to httplib, which serves the routes on a private Unix socket, once they are known
+// to frame well:
+//   - a request head (request line and headers) is held until it is whole, and must fit in
+//     GateLimits::max_head_bytes and max_header_lines and arrive within header_timeout;
+//   - the body is framed by Content-Length or chunked coding (a request with both, two
+//     different lengths, another transfer coding or a folded header line is refused, so that
+//     httplib and the relay can never read one request two ways); chunk-size and trailer lines
+//     are bounded too.
+// A head that breaks a bound is answered here (431, 408 or 400, the API's JSON error shape),
+// after the answers to the requests before it, and the connection is closed; a body that
+// breaks one is cut short, which httplib answers. With TLS configured the relay terminates it
+// (OpenSSL), so the same bounds hold for HTTPS. Memory per connection: the head buffer and two
+// 16 KiB relay buffers.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <httplib.h>
+
+namespace snarkpipe::service {
+
+struct GateLimits {
+  std::size_t max_head_bytes = 64 << 10;  // request line and headers, with their line ends
+  std::size_t max_header_lines = 128;
+  std::size_t max_line_bytes = 16 << 10;            // a chunk-size or trailer line
+  std::chrono::milliseconds header_timeout{10000};  // from a head's first byte to its end
+};
+
+// What one request head's framing says about the bytes after it (exposed for the tests).
+struct HeadFraming {
+  int status = 0;                 // 0: the head is good; else the status to refuse it with
+  std::string error;              // why, for the client
+  bool chunked = false;           // the body is chunked
+  unsigned long long length = 0;  // else its Content-Length (0 without one)
+};
+HeadFraming frame_head(const std::string& head);
+
+class TlsContext;
+class GatedServer;
+
+// The daemon's HTTP serving: `routes` (an httplib server with the API's handlers) listens on a
+// private Unix socket (in a fresh 0700 folder), and the gate listens on host:port and relays
+// every connection it accepts to it. Both use `threads` threads.
+class FrontDoor {
+ public:
+  FrontDoor(httplib::Server& routes, GateLimits limits, std::shared_ptr<TlsContext> tls, unsigned threads);
+  ~FrontDoor();  // stops both, removes the socket
+  FrontDoor(const FrontDoor&) = delete;
+  FrontDoor& operator=(const FrontDoor&) = delete;
+
+  // Binds host:port (0: any free port) and starts both listeners; the bound port. Throws
+  // std::runtime_error when it cannot.
+  int start(const std::string& host, int port);
+  void stop();
+
+ private:
+  httplib::Server& routes_;
+  std::unique_ptr<GatedServer> gate_;
+  std::string socket_dir_, socket_path_;
+  std::thread routes_listener_, gate_listener_;
+};
+
+// A server certificate and key (PEM files) loaded once; throws std::runtime_error with what is
+// wrong when they cannot be used.
+std::shared_ptr<TlsContext> load_tls(const std::string& cert_pem, const std::string& key_pem);
+
+}  // namespace snarkpipe::service

@@ -1,0 +1,309 @@
+// The daemon's front door (service/http_gate.hpp), from outside: raw bytes over loopback to a
+// running service. Heads over their bounds are refused before they are read whole, a trickled
+// head is dropped at the header deadline while others are served, pipelined requests keep
+// their order, and framings that two readers could read two ways are refused.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.hpp"
+#include "service/http_gate.hpp"
+#include "service/service.hpp"
+#include "test_seed.hpp"
+
+namespace snarkpipe {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr std::size_t MiB = std::size_t(1) << 20;
+
+fs::path fresh_dir(const std::string& tag) {
+  const fs::path d = fs::temp_directory_path() / ("snarkpipe-gate-" + tag + "-" + std::to_string(::getpid()) + "-" +
+                                                  std::to_string(std::random_device{}()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// A service with no circuits on loopback, its headers due within 2 s.
+class GateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fresh_dir("t");
+    engine::EngineConfig c = engine::EngineConfig::defaults(engine::MachineFacts{2, 4096 * MiB});
+    c.synthesis_workers = 1;
+    c.workers_per_device = 1;
+    c.finalizer_workers = 1;
+    c.host_budget = 256 * MiB;
+    engine_ =
+        std::make_unique<engine::Engine>(c, std::make_shared<engine::CpuBackendProvider>(), [](const std::string&) {});
+    service::ServiceOptions o;
+    o.state_dir = dir_ / "state";
+    o.header_timeout = std::chrono::seconds(2);
+    o.http_threads = 16;
+    svc_ = std::make_unique<service::Service>(*engine_, service::CircuitFactory{}, o);
+    port_ = svc_->start("127.0.0.1", 0);
+    svc_->wait_ready();
+  }
+  void TearDown() override {
+    svc_.reset();
+    engine_.reset();
+    fs::remove_all(dir_);
+  }
+
+  int connect_raw() const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(std::uint16_t(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    return fd;
+  }
+
+  // Sends `bytes` (repeated `times` over) while reading what comes back, until the daemon closes
+  // the connection or `deadline` passes. Returns what was read; `sent` says how much went out.
+  static std::string exchange(int fd, const std::string& bytes, std::size_t times, std::size_t& sent,
+                              std::chrono::seconds deadline = std::chrono::seconds(10)) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) | O_NONBLOCK);
+    std::string answer;
+    sent = 0;
+    std::size_t at = 0, round = 0;
+    bool writing = true;
+    const auto until = Clock::now() + deadline;
+    char buf[65536];
+    while (Clock::now() < until) {
+      pollfd p{fd, short(POLLIN | (writing ? POLLOUT : 0)), 0};
+      ::poll(&p, 1, 100);
+      if (p.revents & POLLIN) {
+        const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+        if (r <= 0) break;  // closed (or reset) by the daemon
+        answer.append(buf, std::size_t(r));
+      }
+      if (writing && (p.revents & POLLOUT)) {
+        const ssize_t w = ::send(fd, bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+        if (w < 0 && errno != EAGAIN) writing = false;
+        if (w > 0) {
+          sent += std::size_t(w);
+          at += std::size_t(w);
+          if (at == bytes.size()) {
+            at = 0;
+            if (++round == times) {
+              writing = false;
+              ::shutdown(fd, SHUT_WR);
+            }
+          }
+        }
+      }
+    }
+    ::close(fd);
+    return answer;
+  }
+
+  std::string exchange(const std::string& bytes, std::size_t times = 1) const {
+    std::size_t sent = 0;
+    return exchange(connect_raw(), bytes, times, sent);
+  }
+
+  // The status codes of the answers in `raw`, in order.
+  static std::vector<int> statuses(const std::string& raw) {
+    std::vector<int> out;
+    const std::regex status_line(R"(HTTP/1\.1 (\d{3}) )");
+    for (auto it = std::sregex_iterator(raw.begin(), raw.end(), status_line); it != std::sregex_iterator(); ++it)
+      out.push_back(std::stoi((*it)[1]));
+    return out;
+  }
+
+  // The JSON body of the last answer in `raw`.
+  static json last_body(const std::string& raw) {
+    const std::size_t at = raw.rfind("\r\n\r\n");
+    return at == std::string::npos ? json() : json::parse(raw.substr(at + 4), nullptr, false);
+  }
+
+  bool status_answers_within(std::chrono::milliseconds limit) const {
+    const auto start = Clock::now();
+    const std::string raw = exchange("GET /v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    return statuses(raw) == std::vector<int>{200} && Clock::now() - start < limit;
+  }
+
+  fs::path dir_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::unique_ptr<service::Service> svc_;
+  int port_ = 0;
+};
+
+TEST(FrameHead, ReadsTheBodysFramingAndRefusesAmbiguousHeads) {
+  std::mt19937_64 rng(test_seed("gate"));
+  const unsigned long long n = rng() % 1000000;
+  auto f =
+      service::frame_head("POST /v1/jobs HTTP/1.1\r\nHost: a\r\ncontent-length: " + std::to_string(n) + "\r\n\r\n");
+  EXPECT_EQ(f.status, 0) << f.error;
+  EXPECT_EQ(f.length, n);
+  EXPECT_FALSE(f.chunked);
+  f = service::frame_head("PUT /x HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n");
+  EXPECT_EQ(f.status, 0) << f.error;
+  EXPECT_TRUE(f.chunked);
+  f = service::frame_head("GET /v1/status HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(f.status, 0);
+  EXPECT_EQ(f.length, 0u);
+  // Same length twice is one length.
+  EXPECT_EQ(service::frame_head("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n").status, 0);
+  for (const std::string bad : {
+           "POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",  // both
+           "POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",           // two lengths
+           "POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length: 0x10\r\n\r\n",
+           "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",  // another coding
+           "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+           "POST / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n",  // obsolete folding
+           "POST / HTTP/1.1\r\nContent-Length : 5\r\n\r\n",  // space before the colon
+           "POST / HTTP/1.1\nContent-Length: 5\n\n",         // LF alone
+           "GET / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",    // GET has no body
+           "HEAD / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+           "\r\n\r\n",
+       })
+    EXPECT_EQ(service::frame_head(bad).status, 400) << bad;
+}
+
+TEST_F(GateTest, AnEndlessRequestLineIsRefusedBeforeItIsReadWhole) {
+  std::size_t sent = 0;
+  // 16 MiB of a request line that never ends.
+  const std::string raw = exchange(connect_raw(), "GET /" + std::string(MiB - 5, 'a'), 16, sent);
+  EXPECT_EQ(statuses(raw), std::vector<int>{431}) << raw.substr(0, 300);
+  EXPECT_NE(last_body(raw).value("error", "").find("over 65536 bytes"), std::string::npos) << raw;
+  EXPECT_LT(sent, 16 * MiB) << "the daemon read the whole line";
+  EXPECT_TRUE(status_answers_within(std::chrono::seconds(2)));
+}
+
+TEST_F(GateTest, TooManyHeaderLinesAreRefused) {
+  std::string head = "GET /v1/status HTTP/1.1\r\n";
+  std::mt19937_64 rng(test_seed("gate"));
+  const std::size_t lines = 129 + rng() % 2000;
+  for (std::size_t i = 0; i < lines; ++i) head += "X-" + std::to_string(i) + ": 1\r\n";
+  head += "\r\n";
+  const std::string raw = exchange(head);
+  EXPECT_EQ(statuses(raw), std::vector<int>{431}) << raw.substr(0, 300);
+  // 128 header lines are still taken.
+  std::string fine = "GET /v1/status HTTP/1.1\r\nConnection: close\r\n";
+  for (int i = 0; i < 127; ++i) fine += "X-" + std::to_string(i) + ": 1\r\n";
+  EXPECT_EQ(statuses(exchange(fine + "\r\n")), std::vector<int>{200});
+}
+
+TEST_F(GateTest, ATrickledHeadIsDroppedAtTheHeaderDeadlineWhileOthersAreServed) {
+  const std::string head = "GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+  std::vector<int> fds;
+  for (int i = 0; i < 12; ++i) fds.push_back(connect_raw());
+  const auto start = Clock::now();
+  std::vector<std::string> answers(fds.size());
+  std::vector<bool> closed(fds.size(), false);
+  std::vector<Clock::duration> answered_after(fds.size(), Clock::duration::zero());
+  // One byte per connection every 200 ms, for 4 s: twice the 2 s header deadline.
+  for (int tick = 0; tick < 20; ++tick) {
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (closed[i]) continue;
+      char buf[4096];
+      ssize_t r;
+      while ((r = ::recv(fds[i], buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+        if (answers[i].empty()) answered_after[i] = Clock::now() - start;
+        answers[i].append(buf, std::size_t(r));
+      }
+      if (r == 0 || !answers[i].empty()) {
+        closed[i] = true;
+        continue;
+      }
+      const char c = tick < int(head.size()) ? head[std::size_t(tick)] : 'z';
+      if (::send(fds[i], &c, 1, MSG_NOSIGNAL) != 1) closed[i] = true;
+    }
+    if (tick == 5) {
+      EXPECT_TRUE(status_answers_within(std::chrono::milliseconds(1500))) << "starved";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    EXPECT_EQ(statuses(answers[i]), std::vector<int>{408}) << i << ": " << answers[i];
+    EXPECT_GE(answered_after[i], std::chrono::milliseconds(1900)) << i;
+    EXPECT_LE(answered_after[i], std::chrono::milliseconds(3500)) << i;
+    ::close(fds[i]);
+  }
+}
+
+TEST_F(GateTest, ARefusalOnAKeptAliveConnectionComesAfterTheAnswersBeforeIt) {
+  const int fd = connect_raw();
+  const std::string get = "GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), ssize_t(get.size()));
+  // The first answer, whole (its Content-Length read), before the next request goes.
+  std::string first;
+  char buf[4096];
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < until) {
+    const std::size_t end = first.find("\r\n\r\n");
+    const std::size_t len_at = first.find("Content-Length: ");
+    if (end != std::string::npos && len_at != std::string::npos &&
+        first.size() >= end + 4 + std::stoul(first.substr(len_at + 16)))
+      break;
+    const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+    if (r <= 0) break;
+    first.append(buf, std::size_t(r));
+  }
+  EXPECT_EQ(statuses(first), std::vector<int>{200}) << first;
+  std::size_t sent = 0;
+  const std::string raw =
+      exchange(fd, "POST /v1/jobs HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n", 1, sent);
+  EXPECT_EQ(statuses(raw), std::vector<int>{400}) << raw;
+  EXPECT_NE(last_body(raw).value("error", "").find("both Content-Length and Transfer-Encoding"), std::string::npos);
+}
+
+TEST_F(GateTest, ChunkedBodiesPassAndAnEndlessChunkSizeLineIsCut) {
+  // A chunked JSON body reaches the service: it reads it and refuses the unknown circuit.
+  const std::string body = json{{"circuit", "none"}, {"partitions", 1}}.dump();
+  std::ostringstream chunked;
+  chunked << "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+             "Connection: close\r\n\r\n"
+          << std::hex << 5 << "\r\n"
+          << body.substr(0, 5) << "\r\n"
+          << std::hex << body.size() - 5 << ";ext=1\r\n"
+          << body.substr(5) << "\r\n0\r\n\r\n";
+  const std::string raw = exchange(chunked.str());
+  EXPECT_EQ(statuses(raw), std::vector<int>{400}) << raw;
+  EXPECT_NE(last_body(raw).value("error", "").find("unknown circuit 'none'"), std::string::npos) << raw;
+  // A chunk-size line of 16 MiB: the daemon stops reading it and ends the connection.
+  std::size_t sent = 0;
+  const int fd = connect_raw();
+  const std::string head = "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), ssize_t(head.size()));
+  const std::string cut = exchange(fd, std::string(MiB, '1'), 16, sent);
+  EXPECT_LT(sent, 16 * MiB);
+  for (int s : statuses(cut)) EXPECT_GE(s, 400) << cut;
+}
+
+TEST_F(GateTest, ABodyToAPathNoRouteTakesIsNotRead) {
+  // 64 GiB announced: the answer comes at once, without the body.
+  const std::string raw =
+      exchange("POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 68719476736\r\n\r\n" + std::string(4096, 'x'));
+  EXPECT_EQ(statuses(raw), std::vector<int>{404}) << raw;
+  EXPECT_NE(raw.find("Connection: close"), std::string::npos) << raw;
+  const std::string del =
+      exchange("DELETE /v1/jobs/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 68719476736\r\n\r\n" + std::string(4096, 'x'));
+  EXPECT_EQ(statuses(del), std::vector<int>{404}) << del;
+  EXPECT_TRUE(status_answers_within(std::chrono::seconds(2)));
+}
+
+}  // namespace
+}  // namespace snarkpipe
