@@ -177,7 +177,8 @@ def add_sub_mod(n):
     first retires; the outputs are written only after both."""
     doc = [f"// (a + b, a - b) mod p in one pass, {n} limbs (inputs < p, 2p < 2^{64 * n}): the sum and",
            "// difference of the NTT butterfly (poly/butterfly.hpp), sharing the loads of a and b.",
-           "// sum and diff may alias a or b (both are written after the last read)."]
+           "// sum and diff may alias a or b (both are written after the last read). Optimized builds",
+           "// only: at -O0 each memory operand takes an address register and the operands do not fit."]
     add = chain("addq", "adcq", op("b"), "s", n) + [(f"movq %[s{k}], %[t{k}]", None) for k in range(n)]
     add += chain("subq", "sbbq", op("p"), "t", n) + [(f"cmovncq %[t{k}], %[s{k}]", None) for k in range(n)]
     sub = chain("subq", "sbbq", op("b"), "d", n) + [(f"cmovcq %[p{k}], %[z{k}]", None) for k in range(n)]

@@ -111,7 +111,8 @@ namespace snarkpipe::ff::x86 {
 
 // (a + b, a - b) mod p in one pass, 4 limbs (inputs < p, 2p < 2^256): the sum and
 // difference of the NTT butterfly (poly/butterfly.hpp), sharing the loads of a and b.
-// sum and diff may alias a or b (both are written after the last read).
+// sum and diff may alias a or b (both are written after the last read). Optimized builds
+// only: at -O0 each memory operand takes an address register and the operands do not fit.
 [[gnu::always_inline]] inline void add_sub_mod_4(Limbs<4>& sum, Limbs<4>& diff, const Limbs<4>& a, const Limbs<4>& b,
                                                  const Limbs<4>& p) {
   u64 s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];

@@ -5,7 +5,8 @@
 // generated into ff/add_x86_64.hpp by tools/gen_mont_x86_64.py), since GCC routes carry
 // chains built from intrinsics through memory; it makes a whole NTT about 19% faster than
 // the separate field operations (2^20 elements, one thread, on the development machine).
-// Elsewhere, and in the portable build (SNARKPIPE_X86_ASM=OFF), it is the field's own + and −.
+// Elsewhere, in unoptimized builds and in the portable build (SNARKPIPE_X86_ASM=OFF), it is the
+// field's own + and −.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,9 @@ namespace snarkpipe::poly {
 
 // (a, b) ← (a + b, a − b) mod r; a and b must be distinct elements.
 inline void add_sub(ff::Fr& a, ff::Fr& b) {
-#if defined(SNARKPIPE_X86_INLINE_ADD)
+  // Optimized builds only: at -O0 GCC gives every memory operand its own address register and
+  // the fused kernel's 16 operands do not fit (the field's + and − then take pointer versions).
+#if defined(SNARKPIPE_X86_INLINE_ADD) && defined(__OPTIMIZE__)
   // Fr's modulus is below 2^255, so a + b < 2r never carries out of four limbs.
   static_assert(ff::Fr::MODULUS[3] < (ff::u64(1) << 63));
   ff::Fr::Repr s, d;
