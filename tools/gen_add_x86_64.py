@@ -115,10 +115,10 @@ def limbs(n):
 
 # --- the functions (register versions: what optimized builds inline) ---------------------
 
-def cond_sub(n, what):
-    """s = s - p unless that borrows, with t as scratch (already holding s or not)."""
-    return with_comment(chain("subq", "sbbq", op("p"), "t", n) + [(f"cmovncq %[t{k}], %[s{k}]", None)
-                                                                  for k in range(n)], f"no borrow: {what} - p")
+def cond_sub(n, what=None):
+    """s = s - p unless that borrows; t already holds a copy of s."""
+    ins = chain("subq", "sbbq", op("p"), "t", n) + [(f"cmovncq %[t{k}], %[s{k}]", None) for k in range(n)]
+    return with_comment(ins, what and f"no borrow: {what} - p")
 
 
 def add_mod(n):
@@ -180,7 +180,7 @@ def add_sub_mod(n):
            "// sum and diff may alias a or b (both are written after the last read). Optimized builds",
            "// only: at -O0 each memory operand takes an address register and the operands do not fit."]
     add = chain("addq", "adcq", op("b"), "s", n) + [(f"movq %[s{k}], %[t{k}]", None) for k in range(n)]
-    add += chain("subq", "sbbq", op("p"), "t", n) + [(f"cmovncq %[t{k}], %[s{k}]", None) for k in range(n)]
+    add += cond_sub(n)
     sub = chain("subq", "sbbq", op("b"), "d", n) + [(f"cmovcq %[p{k}], %[z{k}]", None) for k in range(n)]
     sub += chain("addq", "adcq", op("z"), "d", n)
     mem_in = words("b", n) + words("p", n)
