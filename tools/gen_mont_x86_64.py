@@ -5,12 +5,13 @@ ADX ADCX/ADOX (two independent carry chains).  Standard library only.
 
 Usage: python3 tools/gen_mont_x86_64.py [--check] [output-path]
        (--check writes nothing: it regenerates into a temporary folder and exits 1 if
-       either committed file differs; the ctest generated_arith runs it)
+       any committed file differs; the ctest generated_arith runs it)
        (default: src/ff/mont_x86_64.S next to this tools/ directory; the inline-assembly
        header mont_inline_x86_64.hpp is written next to it: the same multiplication and
        the symmetric Fp squaring for GCC extended asm, the two sums of products of the Fp2
        product, and the double-width product, reductions and helpers of the lazy Fp4
-       squaring)
+       squaring; and add_x86_64.hpp, the modular addition, subtraction and negation and the
+       NTT butterfly's fused sum and difference, from tools/gen_add_x86_64.py)
 
 Exported functions (SysV x86-64 ABI, limbs little-endian 64-bit words):
 
@@ -66,6 +67,11 @@ import filecmp
 import os
 import sys
 import tempfile
+
+# The add/sub/neg header's generator sits next to this script (sys.path[0]); the ctest runs
+# this in the source tree, which should not gain a __pycache__.
+sys.dont_write_bytecode = True
+import gen_add_x86_64  # noqa: E402
 
 # Where q's MULX goes in each M row (after the MULX of word `QAFTER`), chosen by
 # measurement; any value is correct.
@@ -1115,9 +1121,10 @@ def generate():
 
 
 def outputs(path):
-    """The generated files: (path, text) for the assembly at path and the header next to it."""
-    header = os.path.join(os.path.dirname(path), "mont_inline_x86_64.hpp")
-    return [(path, generate()), (header, generate_inline())]
+    """The generated files: (path, text) for the assembly at path and the headers next to it."""
+    folder = os.path.dirname(path)
+    return [(path, generate()), (os.path.join(folder, "mont_inline_x86_64.hpp"), generate_inline()),
+            (os.path.join(folder, "add_x86_64.hpp"), gen_add_x86_64.generate_add())]
 
 
 def check(path):
