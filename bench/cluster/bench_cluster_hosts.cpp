@@ -112,6 +112,14 @@ std::int64_t transactions(PgConnection& db) {
       .integer(0, 0);
 }
 
+// The CPUs the kernel lets process `pid` run on ("0", "0-1"): the pinning as it took effect.
+std::string cpus_allowed(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 18));
+  return "unknown";
+}
+
 // A fresh database, its URI as `--db` takes it and its conninfo.
 std::pair<std::string, std::string> new_database(testing::PostgresServer& server) {
   const std::string conninfo = server.create_database();
@@ -250,10 +258,12 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
   std::vector<const Daemon*> serving;
   for (const auto& d : c.daemons) serving.push_back(d.get());
   const int verified = verify_all(serving, ids, pvk, w.partitions);
-  json pins = json::array();
+  json pins = json::array(), allowed = json::array();
   for (int p : c.pinned) pins.push_back(p);
+  for (const auto& d : c.daemons) allowed.push_back(cpus_allowed(d->pid()));
   return {{"hosts", hosts},
           {"pinned_cpus", pins},
+          {"cpus_allowed_per_host", allowed},  // read from /proc/<pid>/status
           {"partitions", total},
           {"proofs_verified", verified},
           {"partitions_per_host", by_host},
