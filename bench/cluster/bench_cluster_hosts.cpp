@@ -17,6 +17,7 @@
 //                       [--lease-s S] [--lost-lease-s S] [--trials T]
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,6 +30,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -118,6 +120,19 @@ std::string cpus_allowed(pid_t pid) {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("Cpus_allowed_list:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 18));
   return "unknown";
+}
+
+// CPU seconds process `pid` has used (user + system, /proc/<pid>/stat): how much of its CPU a
+// host got, on a machine other work shares.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));  // after "pid (comm) "
+  std::string f;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i)
+    if (i == 14 || i == 15) ticks += std::stod(f);  // utime, stime
+  return ticks / double(::sysconf(_SC_CLK_TCK));
 }
 
 // A fresh database, its URI as `--db` takes it and its conninfo.
@@ -229,6 +244,8 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
   const std::int64_t xacts_before = transactions(db);
   const std::uint64_t trips_before = db.round_trips();
   const auto window_start = Clock::now();
+  std::vector<double> cpu_before;
+  for (const auto& d : c.daemons) cpu_before.push_back(cpu_seconds(d->pid()));
   std::vector<std::string> ids;
   for (int j = 0; j < w.jobs; ++j) ids.push_back(submit(*c.daemons[j % hosts], circuit, w.partitions, w.seed + j));
   const int total = w.jobs * w.partitions;
@@ -238,6 +255,10 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
                             "SELECT extract(epoch FROM (SELECT max(finished) FROM partitions) - "
                             "(SELECT min(created) FROM jobs))::double precision");
   const double seconds = span.real(0, 0);
+  json cpu_share = json::array();  // CPU seconds per second of the drain, per host
+  for (std::size_t h = 0; h < c.daemons.size(); ++h)
+    cpu_share.push_back((cpu_seconds(c.daemons[h]->pid()) - cpu_before[h]) /
+                        std::chrono::duration<double>(Clock::now() - window_start).count());
   std::this_thread::sleep_for(3000ms);                            // every host's last transactions published
   const std::uint64_t own = db.round_trips() - trips_before + 1;  // with the first count's own
   const std::int64_t xacts_run = transactions(db) - xacts_before - std::int64_t(own);
@@ -264,6 +285,7 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
   return {{"hosts", hosts},
           {"pinned_cpus", pins},
           {"cpus_allowed_per_host", allowed},  // read from /proc/<pid>/status
+          {"host_cpu_share", cpu_share},
           {"partitions", total},
           {"proofs_verified", verified},
           {"partitions_per_host", by_host},
