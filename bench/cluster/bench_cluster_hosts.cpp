@@ -256,9 +256,12 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
                             "(SELECT min(created) FROM jobs))::double precision");
   const double seconds = span.real(0, 0);
   json cpu_share = json::array();  // CPU seconds per second of the drain, per host
-  for (std::size_t h = 0; h < c.daemons.size(); ++h)
+  double cpu_total = 0;
+  for (std::size_t h = 0; h < c.daemons.size(); ++h) {
     cpu_share.push_back((cpu_seconds(c.daemons[h]->pid()) - cpu_before[h]) /
                         std::chrono::duration<double>(Clock::now() - window_start).count());
+    cpu_total += cpu_share.back().get<double>();
+  }
   std::this_thread::sleep_for(3000ms);                            // every host's last transactions published
   const std::uint64_t own = db.round_trips() - trips_before + 1;  // with the first count's own
   const std::int64_t xacts_run = transactions(db) - xacts_before - std::int64_t(own);
@@ -286,6 +289,10 @@ json drain(testing::PostgresServer& server, const fs::path& root, int hosts, con
           {"pinned_cpus", pins},
           {"cpus_allowed_per_host", allowed},  // read from /proc/<pid>/status
           {"host_cpu_share", cpu_share},
+          {"hosts_cpu_share", cpu_total},
+          // Throughput for the CPU the hosts were given: where other work takes the cores, this
+          // is what shows whether more hosts cost more per proof.
+          {"proofs_per_host_cpu_second", total / seconds / cpu_total},
           {"partitions", total},
           {"proofs_verified", verified},
           {"partitions_per_host", by_host},
