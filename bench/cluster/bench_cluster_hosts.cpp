@@ -447,7 +447,7 @@ int main(int argc, char** argv) {
                          ", local server on 127.0.0.1 (TCP), fsync off (the test fixture), not pinned";
     record["cpus"] = cpus;
     record["pinning"] = "host h on CPU cpus[h mod " + std::to_string(cpus.size()) +
-                        "] (sched_setaffinity before exec); " +
+                        "] (sched_setaffinity before exec), each host in a session (autogroup) of its own; " +
                         (cpus.size() < 4 ? "4 hosts share " + std::to_string(cpus.size()) + " CPUs" : "one CPU each");
     record["circuit"] = "synthetic, " + w.constraints + " constraints, 2 public inputs, shape seed " +
                         std::to_string(w.seed) + "; each host: 2 claim slots, 1 synthesis worker, 1 finalizer";

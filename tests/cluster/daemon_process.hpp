@@ -1,9 +1,11 @@
 // One `snarkpipe serve` as a child process (issue 26), for the cluster's tests and its
 // benchmark (bench/cluster/bench_cluster_hosts.cpp): fork/exec of SNARKPIPE_BINARY (each
 // target that includes this defines it), its stderr in a log file read for its port and its
-// "ready" line, requests over HTTP. Optionally pinned to CPUs: the affinity is set in the child
-// before exec, so the daemon itself (and every thread it starts) runs only there, as `taskset -c`
-// would, and its engine sizes its workers from that set (sched_getaffinity).
+// "ready" line, requests over HTTP. Optionally placed like a machine of its own: pinned to CPUs
+// (the affinity is set in the child before exec, so the daemon and every thread it starts run
+// only there, as under `taskset -c`, and its engine sizes its workers from that set), and in a
+// session of its own (setsid), because where the kernel groups scheduling by session
+// (autogroup) the hosts would otherwise split one group's share of the CPUs between them.
 #pragma once
 
 #ifndef SNARKPIPE_BINARY
@@ -36,7 +38,8 @@ class Daemon {
  public:
   // `extra`: more arguments (--circuit ..., --set ...); `env`: NAME=VALUE set in the daemon's
   // environment (libfaketime's, say: the daemon itself stays the child, so signals reach it);
-  // the daemon runs in `dir`; `cpus`: the CPUs it may run on (empty: all of this process's).
+  // the daemon runs in `dir`; `cpus`: the CPUs it may run on, in a session of its own (empty:
+  // all of this process's, in its session).
   Daemon(const std::string& db, const std::string& host, const std::filesystem::path& dir,
          std::vector<std::string> extra, std::vector<std::string> env = {}, std::vector<int> cpus = {}) {
     std::filesystem::create_directories(dir);
@@ -56,7 +59,7 @@ class Daemon {
     if (pid_ == 0) {
       const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 2);
-      if (!cpus.empty() && ::sched_setaffinity(0, sizeof set, &set) != 0) ::_exit(125);
+      if (!cpus.empty() && (::sched_setaffinity(0, sizeof set, &set) != 0 || ::setsid() < 0)) ::_exit(125);
       if (::chdir(dir.c_str()) != 0) ::_exit(126);
       for (auto& e : env) ::putenv(e.data());
       std::vector<char*> argv;
