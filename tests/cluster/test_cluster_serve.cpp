@@ -6,23 +6,19 @@
 // witnesses travel in the row or through the shared folder; a host that reads another
 // verifying key for a circuit does not prove it. Every proof is verified here, under the vk.
 #include <gtest/gtest.h>
-#include <httplib.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <regex>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/hex.hpp"
 #include "cluster/pg_connection.hpp"
+#include "daemon_process.hpp"
 #include "groth16/params_file.hpp"
 #include "groth16/proof.hpp"
 #include "groth16/verifier.hpp"
@@ -34,86 +30,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::Daemon;
 using testing::PostgresServer;
-
-// One `snarkpipe serve` child; its stderr goes to a log file the test reads for its port.
-class Daemon {
- public:
-  // `extra`: more arguments (--circuit ..., --set ...); `env`: NAME=VALUE set in the daemon's
-  // environment (libfaketime's, say: the daemon itself stays the child, so signals reach it);
-  // the daemon runs in `dir`.
-  Daemon(const std::string& db, const std::string& host, const fs::path& dir, std::vector<std::string> extra,
-         std::vector<std::string> env = {}) {
-    fs::create_directories(dir);
-    log_ = dir / "daemon.log";
-    std::vector<std::string> args;
-    for (std::string a :
-         {std::string(SNARKPIPE_BINARY), std::string("serve"), std::string("--listen"), std::string("127.0.0.1:0"),
-          std::string("--state-dir"), (dir / "state").string(), std::string("--db"), db, std::string("--set"),
-          "service.cluster_host=" + host, std::string("--backend"), std::string("cpu"), std::string("--set"),
-          std::string("synthesis.workers=1"), std::string("--set"), std::string("finalizer.workers=1")})
-      args.push_back(a);
-    for (auto& a : extra) args.push_back(a);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 2);
-      if (::chdir(dir.c_str()) != 0) ::_exit(126);
-      for (auto& e : env) ::putenv(e.data());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execvp(argv[0], argv.data());
-      ::_exit(127);
-    }
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    const std::regex bound(R"(daemon on http://127\.0\.0\.1:(\d+))");
-    while (std::chrono::steady_clock::now() < give_up) {
-      const std::string text = log();
-      std::smatch m;
-      if (port_ == 0 && std::regex_search(text, m, bound)) port_ = std::stoi(m[1]);
-      if (port_ && text.find("snarkpipe daemon: ready") != std::string::npos) return;
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = 0;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    throw std::runtime_error("the daemon did not get ready:\n" + log());
-  }
-  ~Daemon() { stop(SIGTERM); }
-  // SIGTERM: a drain; SIGKILL: a host lost.
-  void stop(int signal) {
-    if (pid_ > 0) {
-      ::kill(pid_, signal);
-      ::waitpid(pid_, nullptr, 0);
-      pid_ = 0;
-    }
-  }
-  std::string log() const {
-    std::ifstream in(log_);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  json request(const std::string& method, const std::string& path, const std::string& body = "") const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(std::chrono::seconds(120));
-    const auto r = method == "GET"      ? c.Get(path)
-                   : method == "DELETE" ? c.Delete(path)
-                   : method == "UPLOAD" ? c.Post(path, body, "application/octet-stream")
-                                        : c.Post(path, body, "application/json");
-    if (!r) throw std::runtime_error(method + " " + path + ": no answer");
-    json j = json::parse(r->body);
-    j["http_status"] = r->status;
-    return j;
-  }
-
- private:
-  pid_t pid_ = 0;
-  int port_ = 0;
-  fs::path log_;
-};
 
 // Runs a CLI command, failing the test on a non-zero exit.
 void run_cli(const std::string& args) {
