@@ -240,7 +240,10 @@ SoakReport run_soak(const SoakOptions& o) {
     else std::fprintf(stderr, "soak: %s\n", line.c_str());
   };
   SoakReport report;
-  // Taken before anything starts a thread: at the end the process must be back to these.
+  // Taken before the soak starts a thread: at the end the process must be back to these. One
+  // thread started and joined first: TSan's runtime starts a thread of its own (its background
+  // thread) at the process's first pthread_create and keeps it, which is not the soak's.
+  std::thread([] {}).join();
   report.threads_at_start = base::thread_count();
   oneapi::tbb::task_scheduler_handle tbb_handle{oneapi::tbb::attach{}};
   const std::uint64_t seed = o.seed ? o.seed : ff::fresh_seed();

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -16,13 +17,15 @@
 namespace snarkpipe::engine {
 namespace {
 
-// Small enough for TSan on 2 cores (tests/sanitize/run.sh), large enough that every fault is
+// Small enough for TSan on 2 cores (tests/sanitize/run.sh), large enough that most faults are
 // drawn in most runs and a dead device is called many times after it died.
-constexpr std::size_t kProofs = 40;
+// SNARKPIPE_SOAK_PROOFS=N soaks longer.
+constexpr std::size_t kProofs = 30;
 
 SoakOptions options(const std::string& name) {
   SoakOptions o;
-  o.proofs = kProofs;
+  const char* proofs = std::getenv("SNARKPIPE_SOAK_PROOFS");
+  o.proofs = proofs ? std::strtoull(proofs, nullptr, 10) : kProofs;
   o.seed = test_seed(name);
   if (o.seed == 0) o.seed = 1;  // 0 would ask the soak for a seed of its own
   o.log = [](const std::string& line) {
@@ -73,6 +76,7 @@ void expect_nothing_lost_or_wrong(const SoakReport& r, const SoakOptions& o) {
     EXPECT_NE(s.out_of_service_reason.find("injected"), std::string::npos) << s.out_of_service_reason;
   }
   EXPECT_EQ(r.cpu_fallback_started, r.cpu_fallback_logged);
+  for (const auto& [cause, n] : r.failure_causes) std::printf("soak: failed for %s: %zu\n", cause.c_str(), n);
 }
 
 // The soak as `snarkpipe bench soak` runs it: the last of three devices dies, the others
