@@ -4,6 +4,7 @@
 // the soak's canceller and its scripted backends race there if anywhere.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +21,7 @@ namespace {
 // Small enough for TSan on 2 cores (tests/sanitize/run.sh), large enough that most faults are
 // drawn in most runs and a dead device is called many times after it died.
 // SNARKPIPE_SOAK_PROOFS=N soaks longer.
-constexpr std::size_t kProofs = 30;
+constexpr std::size_t kProofs = 40;
 
 SoakOptions options(const std::string& name) {
   SoakOptions o;
@@ -28,10 +29,11 @@ SoakOptions options(const std::string& name) {
   o.proofs = proofs ? std::strtoull(proofs, nullptr, 10) : kProofs;
   o.seed = test_seed(name);
   if (o.seed == 0) o.seed = 1;  // 0 would ask the soak for a seed of its own
-  o.log = [](const std::string& line) {
+  o.log = [t0 = std::chrono::steady_clock::now()](const std::string& line) {
     static std::mutex mu;  // the engine's workers log too
     std::lock_guard lock(mu);
-    std::printf("soak: %s\n", line.c_str());
+    const std::chrono::duration<double> t = std::chrono::steady_clock::now() - t0;
+    std::printf("soak: [%.1f s] %s\n", t.count(), line.c_str());
   };
   return o;
 }
