@@ -46,7 +46,7 @@ struct SoakCircuitInfo {
 // What was injected, counted as it happened.
 struct SoakInjected {
   std::size_t start_calls = 0, start_failures = 0, slow_starts = 0, corrupted_proofs = 0;
-  std::vector<int> dead_devices;      // in the order they die
+  std::vector<int> dead_devices;      // by index
   std::vector<int> dead_after_calls;  // each dead device's start() calls before it died
   std::size_t dead_device_calls = 0;  // start() calls on devices after they died
   std::size_t synthesis_exceptions = 0, unsatisfying_witnesses = 0, witnesses_over_budget = 0;
