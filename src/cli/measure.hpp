@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/clock.hpp"
+#include "base/process.hpp"
 
 namespace snarkpipe::cli {
 
@@ -34,15 +35,7 @@ inline std::uint64_t peak_rss_bytes() {
   return std::uint64_t(u.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-// The process's resident set now, in bytes (0 when /proc is not there).
-inline std::uint64_t current_rss_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long long size = 0, resident = 0;
-  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
-  std::fclose(f);
-  return got == 2 ? std::uint64_t(resident) * std::uint64_t(sysconf(_SC_PAGESIZE)) : 0;
-}
+using base::current_rss_bytes;  // the process's resident set now, in bytes
 
 // 16 → "16", 1.5 → "1.5": a number as a user would type it on a command line.
 inline std::string plain_number(double x) {
