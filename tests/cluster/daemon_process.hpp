@@ -103,13 +103,17 @@ class Daemon {
     s << in.rdbuf();
     return s.str();
   }
+  // Requests carry "Authorization: Bearer TOKEN" from now on (empty: none).
+  void set_token(const std::string& token) { token_ = token; }
   nlohmann::json request(const std::string& method, const std::string& path, const std::string& body = "") const {
     httplib::Client c("127.0.0.1", port_);
     c.set_read_timeout(std::chrono::seconds(120));
-    const auto r = method == "GET"      ? c.Get(path)
-                   : method == "DELETE" ? c.Delete(path)
-                   : method == "UPLOAD" ? c.Post(path, body, "application/octet-stream")
-                                        : c.Post(path, body, "application/json");
+    httplib::Headers h;
+    if (!token_.empty()) h.emplace("Authorization", "Bearer " + token_);
+    const auto r = method == "GET"      ? c.Get(path, h)
+                   : method == "DELETE" ? c.Delete(path, h)
+                   : method == "UPLOAD" ? c.Post(path, h, body, "application/octet-stream")
+                                        : c.Post(path, h, body, "application/json");
     if (!r) throw std::runtime_error(method + " " + path + ": no answer");
     nlohmann::json j = nlohmann::json::parse(r->body);
     j["http_status"] = r->status;
@@ -120,6 +124,7 @@ class Daemon {
   pid_t pid_ = 0;
   int port_ = 0;
   std::filesystem::path log_;
+  std::string token_;
 };
 
 }  // namespace snarkpipe::cluster::testing

@@ -23,6 +23,7 @@
 #include "groth16/proof.hpp"
 #include "groth16/verifier.hpp"
 #include "postgres_fixture.hpp"
+#include "service/sha256.hpp"
 #include "test_seed.hpp"
 
 namespace snarkpipe::cluster {
@@ -336,6 +337,33 @@ TEST_F(Cluster, WitnessesTravelInTheRowOrTheSharedFolderAndKeysAreCheckedPerHost
     expect_verified(b, done);
   }
   EXPECT_EQ(sql("SELECT count(*) FROM partitions WHERE state = 'done' AND claimed_by = 'host-b'").integer(0, 0), 2);
+}
+
+// A token's jobs in flight are counted across the cluster: two queued through one host leave
+// no room for a third through another, until one of them is cancelled.
+TEST_F(Cluster, ATokensJobsInFlightAreCountedAcrossHosts) {
+  const std::uint64_t seed = test_seed("ClusterTokens") % 1000000 + 1;
+  const std::string token = "cluster-token-" + std::to_string(seed);
+  const fs::path config = dir / "tokens.toml";
+  std::ofstream(config) << "[service]\n[[service.tokens]]\nname = \"operator\"\nsha256 = \""
+                        << service::sha256_hex(token) << "\"\nadmin = true\nmax_jobs_in_flight = 2\n";
+  // Admission only: the jobs stay queued.
+  std::vector<std::string> args = synthetic(seed);
+  for (const char* a : {"--config", config.c_str(), "--set", "service.cluster_prove=false"}) args.push_back(a);
+  Daemon& a = start("host-a", args);
+  Daemon& b = start("host-b", args);
+  a.set_token(token);
+  b.set_token(token);
+  const std::string circuit = a.request("GET", "/v1/circuits").at("circuits")[0];
+  const std::string body = json{{"circuit", circuit}, {"partitions", 1}, {"seed", seed}}.dump();
+  const json first = a.request("POST", "/v1/jobs", body);
+  ASSERT_EQ(first.at("http_status"), 200) << first.dump();
+  ASSERT_EQ(a.request("POST", "/v1/jobs", body).at("http_status"), 200);
+  const json third = b.request("POST", "/v1/jobs", body);
+  EXPECT_EQ(third.at("http_status"), 429) << third.dump();
+  EXPECT_NE(third.value("error", "").find("jobs in flight"), std::string::npos) << third.dump();
+  ASSERT_EQ(b.request("DELETE", "/v1/jobs/" + id_of(first)).at("http_status"), 200);
+  EXPECT_EQ(b.request("POST", "/v1/jobs", body).at("http_status"), 200);
 }
 
 }  // namespace

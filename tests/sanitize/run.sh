@@ -75,7 +75,7 @@ run_tsan() {
   # and the CPU fallback; 31 s and 41 s side by side on the 2-core VM. Under TSan the soak runs
   # oneTBB without workers: their hand-offs, invisible to TSan, were suppressed reports costing
   # 93% of the time, src/engine/soak.cpp).
-  ninja -C "$B" -j "$JOBS" -k 0 test_engine test_engine_parts test_engine_config test_engine_soak test_service
+  ninja -C "$B" -j "$JOBS" -k 0 test_engine test_engine_parts test_engine_config test_engine_soak test_service test_http_gate
   echo "sanitize: tsan build took $(( $(date +%s) - start )) s"
   start=$(date +%s)
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitize/tsan.supp" \
