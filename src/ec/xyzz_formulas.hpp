@@ -26,12 +26,17 @@
 // reduction for both products), so the device runs the same operations as with its own copy.
 #pragma once
 
+// The formulas are forced inline on the device: the callers choose what is a call (curve.cuh's
+// __noinline__ wrappers) and what is inlined (its *_inline forms, the MSM loops). On the CPU the
+// compiler chooses, as it did for ec::XYZZ's members. The field hooks are always inlined, like
+// the field operators they stand for (out of line, the CPU's Fp square and a·b − c·d became
+// calls inside every bucket addition).
 #ifdef __CUDACC__
-// Forced inline on the device: the callers choose what is a call (curve.cuh's __noinline__
-// wrappers) and what is inlined (its *_inline forms, the MSM loops).
 #define SNARKPIPE_XYZZ_INLINE __host__ __device__ __forceinline__
+#define SNARKPIPE_XYZZ_FIELD_OP __host__ __device__ __forceinline__
 #else
 #define SNARKPIPE_XYZZ_INLINE inline
+#define SNARKPIPE_XYZZ_FIELD_OP [[gnu::always_inline]] inline
 #endif
 
 namespace snarkpipe::ec::xyzz {
@@ -40,8 +45,8 @@ namespace snarkpipe::ec::xyzz {
 // or a fused form specialises this (cuda/curve.cuh does, for the device fields).
 template <class F>
 struct field_ops {
-  static SNARKPIPE_XYZZ_INLINE F sqr(const F& a) { return a.square(); }
-  static SNARKPIPE_XYZZ_INLINE F mul_sub(const F& a, const F& b, const F& c, const F& d) { return a * b - c * d; }
+  SNARKPIPE_XYZZ_FIELD_OP static F sqr(const F& a) { return a.square(); }
+  SNARKPIPE_XYZZ_FIELD_OP static F mul_sub(const F& a, const F& b, const F& c, const F& d) { return a * b - c * d; }
 };
 
 // dbl-2008-s-1: U = 2Y, V = U^2, W = U·V, S = X·V, M = 3X^2, X3 = M^2 − 2S, Y3 = M(S − X3) − W·Y,
