@@ -2,9 +2,10 @@
 //   affine_t: (x, y), the point at infinity stored as (0, 0), the CPU's and blst's layout;
 //   xyzz_t:   extended Jacobian (X, Y, ZZ, ZZZ) ~ (X/ZZ, Y/ZZZ), ZZ = 0 the identity: the
 //             bucket coordinates (mixed addition 8M + 2S, no inversion).
-// The formulas are the EFD's (dbl-2008-s-1, add-2008-s, madd-2008-s), as in src/ec/xyzz.hpp,
-// with the same exceptional cases (doubling, P + (-P), the identity on either side). An
-// all-zero xyzz_t is the identity, so cudaMemset(0) clears a bucket array.
+// The formulas (EFD dbl-2008-s-1, add-2008-s, madd-2008-s, with the exceptional cases) are
+// ec/xyzz_formulas.hpp's, the one template that the CPU's ec::XYZZ instantiates too; the device
+// fields plug in their square and fused a·b − c·d below (xyzz::field_ops). An all-zero xyzz_t
+// is the identity, so cudaMemset(0) clears a bucket array.
 //
 // The three point operations are __noinline__: with the field arithmetic inlined into them
 // they are 8-25 thousand instructions each, and inlining them into every caller made
@@ -15,6 +16,28 @@
 #pragma once
 
 #include "cuda/fp2.cuh"
+#include "ec/xyzz_formulas.hpp"
+
+namespace snarkpipe::cuda {
+
+// The device fields' square is sqr(), and their a·b − c·d is F::mul_sub: for Fp one Montgomery
+// reduction for both products (cuda/mont.cuh), for Fp2 the two Karatsuba products.
+template <class F>
+struct device_field_ops {
+  __device__ __forceinline__ static F sqr(const F& a) { return a.sqr(); }
+  __device__ __forceinline__ static F mul_sub(const F& a, const F& b, const F& c, const F& d) {
+    return F::mul_sub(a, b, c, d);
+  }
+};
+
+}  // namespace snarkpipe::cuda
+
+namespace snarkpipe::ec::xyzz {
+template <class P>
+struct field_ops<cuda::mont_t<P>> : cuda::device_field_ops<cuda::mont_t<P>> {};
+template <>
+struct field_ops<cuda::fp2_t> : cuda::device_field_ops<cuda::fp2_t> {};
+}  // namespace snarkpipe::ec::xyzz
 
 namespace snarkpipe::cuda {
 
@@ -41,63 +64,20 @@ struct __align__(16) xyzz_t {
   }
   __device__ __forceinline__ xyzz_t operator-() const { return {X, -Y, ZZ, ZZZ}; }
 
-  __device__ __noinline__ xyzz_t dbl() const {
-    if (is_identity()) return *this;
-    const F u = Y.dbl();
-    const F v = u.sqr();
-    const F w = u * v;
-    const F s = X * v;
-    const F x2 = X.sqr();
-    const F m = x2.dbl() + x2;
-    xyzz_t r;
-    r.X = m.sqr() - s.dbl();
-    r.Y = F::mul_sub(m, s - r.X, w, Y);
-    r.ZZ = v * ZZ;
-    r.ZZZ = w * ZZZ;
-    return r;
-  }
+  __device__ __noinline__ xyzz_t dbl() const { return ec::xyzz::dbl(*this); }
 
   __device__ __forceinline__ friend xyzz_t operator+(const xyzz_t& p, const xyzz_t& q) { return add(p, q); }
   __device__ __noinline__ static xyzz_t add(const xyzz_t& p, const xyzz_t& q) { return add_inline(p, q); }
   // The same, inlined into the caller: for the MSM's loops, which have one or two call sites
   // each (inlined there, the G2 accumulation ran 1.5-1.9× faster: its accumulator stopped
   // going through the stack as a call's argument and result).
-  __device__ __forceinline__ static xyzz_t add_inline(const xyzz_t& p, const xyzz_t& q) {
-    if (p.is_identity()) return q;
-    if (q.is_identity()) return p;
-    const F u1 = p.X * q.ZZ, u2 = q.X * p.ZZ;
-    const F s1 = p.Y * q.ZZZ, s2 = q.Y * p.ZZZ;
-    const F h = u2 - u1, rr = s2 - s1;
-    if (h.is_zero()) return rr.is_zero() ? p.dbl() : identity();
-    const F pp = h.sqr();
-    const F ppp = h * pp;
-    const F qq = u1 * pp;
-    xyzz_t r;
-    r.X = rr.sqr() - ppp - qq.dbl();
-    r.Y = F::mul_sub(rr, qq - r.X, s1, ppp);
-    r.ZZ = p.ZZ * q.ZZ * pp;
-    r.ZZZ = p.ZZZ * q.ZZZ * ppp;
-    return r;
-  }
+  __device__ __forceinline__ static xyzz_t add_inline(const xyzz_t& p, const xyzz_t& q) { return ec::xyzz::add(p, q); }
 
   // this + q for an affine q (mixed addition).
   __device__ __noinline__ xyzz_t add_affine(const affine_t<F>& q) const { return add_affine_inline(q); }
   // The same, inlined into the caller (see add_inline).
   __device__ __forceinline__ xyzz_t add_affine_inline(const affine_t<F>& q) const {
-    if (q.is_identity()) return *this;
-    if (is_identity()) return from_affine(q);
-    const F u2 = q.x * ZZ, s2 = q.y * ZZZ;
-    const F h = u2 - X, rr = s2 - Y;
-    if (h.is_zero()) return rr.is_zero() ? from_affine(q).dbl() : identity();
-    const F pp = h.sqr();
-    const F ppp = h * pp;
-    const F qq = X * pp;
-    xyzz_t r;
-    r.X = rr.sqr() - ppp - qq.dbl();
-    r.Y = F::mul_sub(rr, qq - r.X, Y, ppp);
-    r.ZZ = ZZ * pp;
-    r.ZZZ = ZZZ * ppp;
-    return r;
+    return ec::xyzz::add_affine(*this, q);
   }
 
   __device__ __forceinline__ xyzz_t& operator+=(const xyzz_t& q) { return *this = *this + q; }

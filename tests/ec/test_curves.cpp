@@ -53,6 +53,49 @@ void check_group_laws(SeededRng& rng) {
   }
 }
 
+// XYZZ with random scalings (X·λ², Y·λ³, λ², λ³) on both inputs, so that no ZZ is one: the
+// general formulas (ec/xyzz_formulas.hpp, shared with the GPU) and each exceptional case, the
+// same point under two scalings included, against the Jacobian group law.
+template <class C>
+XYZZ<C> rescaled(const Affine<C>& a, SeededRng& rng) {
+  using F = typename C::F;
+  F l = F::random(rng);
+  while (l.is_zero()) l = F::random(rng);
+  const F l2 = l.square(), l3 = l2 * l;
+  return {a.x * l2, a.y * l3, l2, l3};
+}
+
+template <class C>
+void check_xyzz_rescaled(SeededRng& rng) {
+  using J = Jacobian<C>;
+  using X = XYZZ<C>;
+  const auto valid = [](const X& r) {  // ZZ^3 = ZZZ^2, or the identity
+    return r.is_identity() || r.ZZ.square() * r.ZZ == r.ZZZ.square();
+  };
+  for (int i = 0; i < 10; ++i) {
+    const J p = random_point<C>(rng), q = random_point<C>(rng);
+    const Affine<C> pa = p.to_affine(), qa = q.to_affine();
+    const X px = rescaled(pa, rng), px2 = rescaled(pa, rng), qx = rescaled(qa, rng);
+    ASSERT_FALSE(px.ZZ == px2.ZZ);  // two different representations of one point
+    EXPECT_EQ(px.to_affine(), pa);
+    EXPECT_EQ((px + qx).to_jacobian(), p + q);
+    EXPECT_TRUE(valid(px + qx));
+    EXPECT_EQ(px.dbl().to_jacobian(), p.dbl());
+    EXPECT_TRUE(valid(px.dbl()));
+    EXPECT_EQ((px + px2).to_jacobian(), p.dbl());                         // the doubling case of add
+    EXPECT_TRUE((px + X{px2.X, -px2.Y, px2.ZZ, px2.ZZZ}).is_identity());  // P + (-P)
+    EXPECT_EQ(px.add_affine(qa).to_jacobian(), p + q);
+    EXPECT_TRUE(valid(px.add_affine(qa)));
+    EXPECT_EQ(px.add_affine(pa).to_jacobian(), p.dbl());  // the doubling case of madd
+    EXPECT_TRUE(px.add_affine(-pa).is_identity());
+    EXPECT_EQ((X::identity() + qx).to_affine(), qa);
+    EXPECT_EQ((qx + X::identity()).to_affine(), qa);
+    EXPECT_EQ(X::identity().add_affine(qa).to_affine(), qa);
+    EXPECT_EQ(qx.add_affine(Affine<C>::identity()).to_affine(), qa);
+    EXPECT_TRUE(X::identity().dbl().is_identity());
+  }
+}
+
 template <class C>
 void check_scalar_mul(SeededRng& rng) {
   using J = Jacobian<C>;
@@ -101,6 +144,14 @@ TEST(G1, GroupLaws) {
 TEST(G2, GroupLaws) {
   SeededRng rng(test_seed("G2.GroupLaws"));
   check_group_laws<G2Curve>(rng);
+}
+TEST(G1, XyzzRescaledInputs) {
+  SeededRng rng(test_seed("G1.XyzzRescaled"));
+  check_xyzz_rescaled<G1Curve>(rng);
+}
+TEST(G2, XyzzRescaledInputs) {
+  SeededRng rng(test_seed("G2.XyzzRescaled"));
+  check_xyzz_rescaled<G2Curve>(rng);
 }
 TEST(G1, ScalarMultiplication) {
   SeededRng rng(test_seed("G1.ScalarMul"));
