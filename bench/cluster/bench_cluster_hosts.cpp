@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/hex.hpp"
+#include "bench_util.hpp"
 #include "cli/bench_record.hpp"
 #include "cluster/pg_connection.hpp"
 #include "daemon_process.hpp"
@@ -67,23 +68,8 @@ struct Workload {
   std::uint64_t seed = 1;  // the circuit's shape; jobs draw seed + j
 };
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
-std::string shell_line(const std::string& command) {
-  std::string out;
-  if (FILE* f = ::popen(command.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, f)) out += buf;
-    ::pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
+using bench::percentile;
+using bench::shell_line;
 
 double load_average() {
   std::ifstream in("/proc/loadavg");

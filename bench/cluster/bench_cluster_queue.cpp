@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_util.hpp"
 #include "cli/bench_record.hpp"
 #include "cluster/cluster_queue.hpp"
 #include "postgres_fixture.hpp"
@@ -30,23 +31,8 @@ namespace {
 
 constexpr std::uint64_t kMemory = 1ull << 40;
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
-std::string shell_line(const std::string& command) {
-  std::string out;
-  if (FILE* f = ::popen(command.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, f)) out += buf;
-    ::pclose(f);
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
+using bench::percentile;
+using bench::shell_line;
 
 QueueOptions options_for(const std::string& conninfo, const std::string& name, std::chrono::milliseconds lease) {
   QueueOptions o;
