@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # A long fuzzing campaign (issue 27): every target, each until CAMPAIGN_RUNS executions or
-# CAMPAIGN_SECONDS, whichever comes first, CAMPAIGN_JOBS targets at once (one libFuzzer process
-# and one core each, nice 19), on its corpus in <work>/campaign-corpus/<target> (seeded from
-# the seed corpus, kept across campaigns). Appends one JSON line per target to CAMPAIGN_OUT:
-# executions, exec/s, coverage, features, corpus size, seconds, status (crash: its input in
-# <work>/fuzz-artifacts/<target>/, its log in <work>/campaign-logs/).
+# CAMPAIGN_SECONDS, whichever comes first, on CAMPAIGN_JOBS cores (nice 19). A target named as
+# TARGET:N runs N libFuzzer processes at once on one corpus, each to CAMPAIGN_RUNS/N executions:
+# libFuzzer's own parallel mode (each process reloads the shared corpus directory, -reload, so
+# what one finds the others mutate), which lets a slow decoder reach its executions on many
+# cores. The corpus is <work>/campaign-corpus/<target> (seeded from the seed corpus, kept
+# across campaigns, so a campaign can go on where the last one stopped: CAMPAIGN_WORK).
+# Appends one JSON line per target to CAMPAIGN_OUT: executions (summed over its processes),
+# exec/s, coverage, features, corpus size, seconds, status (crash: its input in
+# <work>/fuzz-artifacts/<target>/, its logs in <work>/campaign-logs/).
 #
-#   tests/fuzz/campaign.sh [target ...]       from the source tree, binaries in build-fuzz
-#   DIR/campaign.sh [target ...]              from a pack (tests/fuzz/pack.sh DIR): binaries in
+#   tests/fuzz/campaign.sh [target[:N] ...]   from the source tree, binaries in build-fuzz
+#   DIR/campaign.sh [target[:N] ...]          from a pack (tests/fuzz/pack.sh DIR): binaries in
 #                                             DIR/bin, libraries in DIR/lib, work in DIR/work
 #   CAMPAIGN_RUNS=10000000 CAMPAIGN_SECONDS=3600 CAMPAIGN_JOBS=1 CAMPAIGN_OUT=<work>/campaign.jsonl
 #   CAMPAIGN_RSS_MB=2048 CAMPAIGN_TIMEOUT=10
@@ -78,45 +82,81 @@ options_flags() {
        sec == "[libfuzzer]" && /=/ {k = $1; sub(/^[^=]*= */, ""); printf "-%s=%s\n", k, $0}' "$1"
 }
 
-# One target, start to JSON line.
-run_one() {
-  local t=$1 corpus="$WORK/campaign-corpus/$1" artifacts="$WORK/fuzz-artifacts/$1" log="$WORK/campaign-logs/$1.log"
-  mkdir -p "$corpus" "$artifacts"
-  [ -d "$FUZZ/corpus/$t" ] && cp -n "$FUZZ/corpus/$t"/* "$corpus"/ 2>/dev/null || true
+# One libFuzzer process of a target: worker $2 of $3, to $RUNS/$3 executions, on the shared
+# corpus. Its log is campaign-logs/<target>.<worker>.log, its status beside it.
+run_worker() {
+  local t=$1 w=$2 n=$3 corpus="$WORK/campaign-corpus/$1" artifacts="$WORK/fuzz-artifacts/$1"
+  local log="$WORK/campaign-logs/$t.$w.log"
   local flags=(-rss_limit_mb="${CAMPAIGN_RSS_MB:-2048}" -timeout="${CAMPAIGN_TIMEOUT:-10}" -artifact_prefix="$artifacts/"
-               -runs="$RUNS" -max_total_time="$SECS" -print_final_stats=1)
+               -runs="$(( (RUNS + n - 1) / n ))" -max_total_time="$SECS" -print_final_stats=1 -seed="$((RANDOM * 32768 + RANDOM + w))")
   [ -f "$FUZZ/dict/$t.dict" ] && flags+=(-dict="$FUZZ/dict/$t.dict")
   mapfile -t -O ${#flags[@]} flags < <(options_flags "$FUZZ/$t.options")
-  rm -f "$WORK/campaign-logs/$t.status"
-  local start status=ok secs execs rate last cov ft files
-  start=$(date +%s)
+  local status=ok
   nice -n 19 "$BIN/$t" "${flags[@]}" "$corpus" >"$log" 2>&1 || status=crash
-  secs=$(( $(date +%s) - start ))
-  execs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
-  rate=$(grep -oE "stat::average_exec_per_sec: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
-  last=$(grep -E "^#[0-9]+" "$log" | tail -1 || true)
-  cov=$(echo "$last" | grep -oE "cov: [0-9]+" | grep -oE "[0-9]+" || echo 0)
-  ft=$(echo "$last" | grep -oE "ft: [0-9]+" | grep -oE "[0-9]+" || echo 0)
-  files=$(ls "$corpus" | wc -l)
-  echo "$status" > "$WORK/campaign-logs/$t.status"
-  # One short line per write: appends from parallel jobs do not interleave.
-  printf '{"target": "%s", "status": "%s", "executions": %s, "exec_per_s": %s, "seconds": %s, "cov": %s, "ft": %s, "corpus_files": %s, "date": "%s"}\n' \
-    "$t" "$status" "${execs:-0}" "${rate:-0}" "$secs" "${cov:-0}" "${ft:-0}" "$files" "$(date -u +%FT%TZ)" | tee -a "$OUT"
+  echo "$status" > "$WORK/campaign-logs/$t.$w.status"
 }
 
-echo "campaign: ${#targets[@]} targets, $JOBS at a time, each to $RUNS runs or $SECS s; lines to $OUT"
-running=0
-for t in "${targets[@]}"; do
-  run_one "$t" &
-  running=$((running + 1))
-  if [ "$running" -ge "$JOBS" ]; then
+# A target's JSON line, from its workers' logs: executions summed, exec/s their sum, coverage
+# and features the largest any worker reached.
+summarize() {
+  local t=$1 n=$2 secs=$3 status=ok execs=0 rate=0 cov=0 ft=0 w log e r last c f files
+  for ((w = 0; w < n; w++)); do
+    log="$WORK/campaign-logs/$t.$w.log"
+    [ "$(cat "$WORK/campaign-logs/$t.$w.status" 2>/dev/null)" = ok ] || status=crash
+    e=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
+    r=$(grep -oE "stat::average_exec_per_sec: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
+    last=$(grep -E "^#[0-9]+" "$log" | tail -1 || true)
+    c=$(echo "$last" | grep -oE "cov: [0-9]+" | grep -oE "[0-9]+" || echo 0)
+    f=$(echo "$last" | grep -oE "ft: [0-9]+" | grep -oE "[0-9]+" || echo 0)
+    execs=$((execs + ${e:-0})); rate=$((rate + ${r:-0}))
+    [ "${c:-0}" -gt "$cov" ] && cov=$c
+    [ "${f:-0}" -gt "$ft" ] && ft=$f
+  done
+  files=$(ls "$WORK/campaign-corpus/$t" | wc -l)
+  echo "$status" > "$WORK/campaign-logs/$t.status"
+  # One short line per write: appends from parallel jobs do not interleave.
+  printf '{"target": "%s", "status": "%s", "executions": %s, "exec_per_s": %s, "processes": %s, "seconds": %s, "cov": %s, "ft": %s, "corpus_files": %s, "date": "%s"}\n' \
+    "$t" "$status" "$execs" "$rate" "$n" "$secs" "$cov" "$ft" "$files" "$(date -u +%FT%TZ)" | tee -a "$OUT"
+}
+
+# One target, start to JSON line: its N workers at once.
+run_target() {
+  local t=$1 n=$2 start w
+  mkdir -p "$WORK/campaign-corpus/$t" "$WORK/fuzz-artifacts/$t"
+  [ -d "$FUZZ/corpus/$t" ] && cp -n "$FUZZ/corpus/$t"/* "$WORK/campaign-corpus/$t"/ 2>/dev/null || true
+  start=$(date +%s)
+  for ((w = 0; w < n; w++)); do run_worker "$t" "$w" "$n" & done
+  wait
+  summarize "$t" "$n" "$(( $(date +%s) - start ))"
+}
+
+echo "campaign: ${#targets[@]} targets on $JOBS cores, each to $RUNS runs or $SECS s; lines to $OUT"
+# Targets start in the order named while their processes fit in CAMPAIGN_JOBS cores (one that
+# asks for more than all of them gets them all).
+busy=0
+declare -A cores_of
+names=()
+for spec in "${targets[@]}"; do
+  t=${spec%%:*}
+  n=1
+  [[ "$spec" == *:* ]] && n=${spec#*:}
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "campaign: $spec: N must be a positive number of processes" >&2; exit 2; }
+  [ -x "$BIN/$t" ] || { echo "campaign: $t is not built ($BIN/$t)" >&2; exit 2; }
+  [ "$n" -gt "$JOBS" ] && n=$JOBS
+  while [ $((busy + n)) -gt "$JOBS" ]; do
     wait -n || true
-    running=$((running - 1))
-  fi
+    busy=0
+    for d in "${names[@]}"; do [ -f "$WORK/campaign-logs/$d.status" ] || busy=$((busy + ${cores_of[$d]})); done
+  done
+  cores_of[$t]=$n
+  names+=("$t")
+  rm -f "$WORK/campaign-logs/$t".*status
+  run_target "$t" "$n" &
+  busy=$((busy + n))
 done
 wait
 crashed=()
-for t in "${targets[@]}"; do
+for t in "${names[@]}"; do
   [ "$(cat "$WORK/campaign-logs/$t.status" 2>/dev/null)" = ok ] || crashed+=("$t")
 done
 if [ ${#crashed[@]} -gt 0 ]; then
