@@ -15,6 +15,8 @@
 #                                             DIR/bin, libraries in DIR/lib, work in DIR/work
 #   CAMPAIGN_RUNS=10000000 CAMPAIGN_SECONDS=3600 CAMPAIGN_JOBS=1 CAMPAIGN_OUT=<work>/campaign.jsonl
 #   CAMPAIGN_RSS_MB=2048 CAMPAIGN_TIMEOUT=10
+#   CAMPAIGN_WALL=<s>   the whole campaign's wall time: a target that starts late (its cores
+#                       were busy) runs only until then, and none starts in its last minute
 #
 # Left out unless named: targets with an open finding (tests/fuzz/open-findings/<target>: a
 # known bug they rediscover within seconds; CAMPAIGN_INCLUDE_OPEN=1 takes them in) and those in
@@ -52,6 +54,7 @@ fi
 RUNS=${CAMPAIGN_RUNS:-10000000}
 SECS=${CAMPAIGN_SECONDS:-3600}
 JOBS=${CAMPAIGN_JOBS:-1}
+END=$(( $(date +%s) + ${CAMPAIGN_WALL:-1000000000} ))
 OUT=${CAMPAIGN_OUT:-$WORK/campaign.jsonl}
 EXCLUDE=" ${CAMPAIGN_EXCLUDE-fuzz_abi_prove} "
 
@@ -87,8 +90,10 @@ options_flags() {
 run_worker() {
   local t=$1 w=$2 n=$3 corpus="$WORK/campaign-corpus/$1" artifacts="$WORK/fuzz-artifacts/$1"
   local log="$WORK/campaign-logs/$t.$w.log"
+  local secs=$SECS left=$(( END - $(date +%s) ))
+  [ "$left" -lt "$secs" ] && secs=$left
   local flags=(-rss_limit_mb="${CAMPAIGN_RSS_MB:-2048}" -timeout="${CAMPAIGN_TIMEOUT:-10}" -artifact_prefix="$artifacts/"
-               -runs="$(( (RUNS + n - 1) / n ))" -max_total_time="$SECS" -print_final_stats=1 -seed="$((RANDOM * 32768 + RANDOM + w))")
+               -runs="$(( (RUNS + n - 1) / n ))" -max_total_time="$secs" -print_final_stats=1 -seed="$((RANDOM * 32768 + RANDOM + w))")
   [ -f "$FUZZ/dict/$t.dict" ] && flags+=(-dict="$FUZZ/dict/$t.dict")
   mapfile -t -O ${#flags[@]} flags < <(options_flags "$FUZZ/$t.options")
   local status=ok
@@ -148,6 +153,10 @@ for spec in "${targets[@]}"; do
     busy=0
     for d in "${names[@]}"; do [ -f "$WORK/campaign-logs/$d.status" ] || busy=$((busy + ${cores_of[$d]})); done
   done
+  if [ $(( END - $(date +%s) )) -lt 60 ]; then
+    echo "campaign: $t not started: less than a minute of CAMPAIGN_WALL is left"
+    continue
+  fi
   cores_of[$t]=$n
   names+=("$t")
   rm -f "$WORK/campaign-logs/$t".*status

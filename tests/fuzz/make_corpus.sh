@@ -127,6 +127,15 @@ for k in porep post; do
   cp "$FC/polka-storage-$k-2kib/vk.hex" "$OUT/fuzz_filecoin_vk/polka-$k-2kib.vk.hex"
   tr -d ' \n' < "$FC/polka-storage-$k-2kib/vk.hex" | xxd -r -p > "$OUT/fuzz_filecoin_vk/polka-$k-2kib.vk"
 done
+# The PoSt key cut to its first two IC points (ic.count 2): a compressed key under the target's
+# max_len (fuzz_filecoin_vk.options), binary and hex.
+python3 - "$OUT/fuzz_filecoin_vk/polka-post-2kib.vk" "$OUT/fuzz_filecoin_vk/polka-post-2kib-2ic.vk" <<'PY'
+import sys
+key = open(sys.argv[1], "rb").read()
+cut = key[:432] + (2).to_bytes(4, "big") + key[436:436 + 2 * 48]
+open(sys.argv[2], "wb").write(cut)
+open(sys.argv[2] + ".hex", "w").write(cut.hex() + "\n")
+PY
 cp s.vk "$OUT/fuzz_filecoin_vk/synthetic8.vk"
 VEC=$ROOT/../shared/vectors/filecoin
 if [ -f "$VEC/postpub.json" ]; then
