@@ -28,25 +28,11 @@
 #include <string>
 #include <thread>
 
+#include "service/request_framer.hpp"
+
 #include <httplib.h>
 
 namespace snarkpipe::service {
-
-struct GateLimits {
-  std::size_t max_head_bytes = 64 << 10;  // request line and headers, with their line ends
-  std::size_t max_header_lines = 128;
-  std::size_t max_line_bytes = 16 << 10;            // a chunk-size or trailer line
-  std::chrono::milliseconds header_timeout{10000};  // from a head's first byte to its end
-};
-
-// What one request head's framing says about the bytes after it (exposed for the tests).
-struct HeadFraming {
-  int status = 0;                 // 0: the head is good; else the status to refuse it with
-  std::string error;              // why, for the client
-  bool chunked = false;           // the body is chunked
-  unsigned long long length = 0;  // else its Content-Length (0 without one)
-};
-HeadFraming frame_head(const std::string& head);
 
 class TlsContext;
 class GatedServer;

@@ -17,7 +17,7 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 run() { "$@" > "$WORK/log" 2>&1 || { cat "$WORK/log"; echo "make_corpus: failed: $*"; exit 1; }; }
 rm -rf "$OUT"
-for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service http \
+for t in g1 g2 proof params vk snkr1cs circom_r1cs wtns zkey snarkjs_vk snarkjs_proof snarkjs_public config service http http_framing \
          seal_record filecoin_vk filecoin_ids abi_params abi_assignment; do
   mkdir -p "$OUT/fuzz_$t"
 done
@@ -114,6 +114,9 @@ printf 'GET /v1/status HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\xff\xfe\x1
 printf 'GET /v1/status HTTP/1.1\r\n\xff\xfe\x12\x0bX-Pad: abc\r\n\r\n' > "$H/many_headers.http"
 printf 'GET /v1/circuits/\xff\xfe\x0c\x01a HTTP/1.1\r\n\r\n' > "$H/long_uri.http"
 printf 'GET /no/\xff\xfe\x08\x01b HTTP/1.1\r\n\r\n' > "$H/unrouted.http"
+# fuzz_http_framing: the same requests with a first byte that seeds the cuts (the repeat
+# escapes are plain bytes there).
+for f in "$H"/*.http; do { printf '\x00'; cat "$f"; } > "$OUT/fuzz_http_framing/$(basename "$f")"; done
 
 # Filecoin (src/filecoin): real seal records and verifying keys from tests/filecoin/data, the
 # sealed CID of the real 32 GiB sector in ../shared/vectors/filecoin (when there), small strings.

@@ -1,0 +1,189 @@
+// The HTTP/1.1 request framing the daemon's front door reads (service/http_gate.hpp says why):
+// where each request head ends, how its body is framed, and the bounds a client's bytes must
+// keep. No sockets here: the relay feeds it the bytes as they arrive.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace snarkpipe::service {
+
+struct GateLimits {
+  std::size_t max_head_bytes = 64 << 10;  // request line and headers, with their line ends
+  std::size_t max_header_lines = 128;
+  std::size_t max_line_bytes = 16 << 10;            // a chunk-size or trailer line
+  std::chrono::milliseconds header_timeout{10000};  // from a head's first byte to its end
+};
+
+// What one request head's framing says about the bytes after it (exposed for the tests).
+struct HeadFraming {
+  int status = 0;                 // 0: the head is good; else the status to refuse it with
+  std::string error;              // why, for the client
+  bool chunked = false;           // the body is chunked
+  unsigned long long length = 0;  // else its Content-Length (0 without one)
+};
+HeadFraming frame_head(const std::string& head);
+
+namespace detail {
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+inline HeadFraming refuse(int status, std::string why) {
+  HeadFraming f;
+  f.status = status;
+  f.error = std::move(why);
+  return f;
+}
+}  // namespace detail
+
+// The client → server direction: what of the client's bytes may go on to httplib, request by
+// request, and the first bound a request breaks. Its output does not depend on how the bytes
+// are cut into feed() calls (tests/fuzz/fuzz_http_framing checks it).
+class RequestFramer {
+ public:
+  explicit RequestFramer(const GateLimits& l) : limits_(l) {}
+
+  // Takes the client's bytes; appends what may go on to `out`. False once a bound is broken
+  // (then `refusal` says how, and nothing after it is forwarded).
+  bool feed(const char* data, std::size_t n, std::string& out) {
+    std::size_t i = 0;
+    while (i < n) {
+      switch (phase_) {
+        case Phase::HEAD: {
+          const char c = data[i++];
+          if (head_.empty()) head_started_ = std::chrono::steady_clock::now();
+          head_.push_back(c);
+          if (c == '\n') {
+            ++lines_;
+            // The head ends at its first empty line (frame_head refuses lines not ended by CRLF).
+            if (head_.ends_with("\n\n") || head_.ends_with("\n\r\n")) {
+              if (!end_head(out)) return false;
+              break;
+            }
+            if (lines_ > limits_.max_header_lines + 1)
+              return fail(detail::refuse(
+                  431, "the request has more than " + std::to_string(limits_.max_header_lines) + " header lines"));
+          }
+          if (head_.size() > limits_.max_head_bytes)
+            return fail(detail::refuse(
+                431, "the request line and headers are over " + std::to_string(limits_.max_head_bytes) + " bytes"));
+          break;
+        }
+        case Phase::BODY: {
+          const std::size_t take = std::size_t(std::min<unsigned long long>(remaining_, n - i));
+          out.append(data + i, take);
+          i += take;
+          remaining_ -= take;
+          if (remaining_ == 0) phase_ = after_body_;
+          break;
+        }
+        case Phase::CHUNK_SIZE:
+        case Phase::CHUNK_END:
+        case Phase::TRAILER: {
+          const char c = data[i++];
+          line_.push_back(c);
+          if (line_.size() > limits_.max_line_bytes)
+            return fail(detail::refuse(
+                400, "a chunk-size or trailer line is over " + std::to_string(limits_.max_line_bytes) + " bytes"));
+          if (c == '\n' && !end_line(out)) return false;
+          break;
+        }
+      }
+    }
+    return true;
+  }
+  // True while no body is under way: what comes next is a request head.
+  bool between_requests() const { return phase_ == Phase::HEAD; }
+  // True while a head is partly read: the header deadline runs.
+  bool in_head() const { return phase_ == Phase::HEAD && !head_.empty(); }
+  std::chrono::steady_clock::time_point head_started() const { return head_started_; }
+  // Whether the broken bound was in a head (answered by the relay) or in a body (cut short).
+  bool refused_in_head() const { return refused_in_head_; }
+  const HeadFraming& refusal() const { return refusal_; }
+  void time_out() {
+    fail(detail::refuse(408, "the request's headers did not arrive within " +
+                                 std::to_string(limits_.header_timeout.count() / 1000) + " s"));
+  }
+
+ private:
+  enum class Phase { HEAD, BODY, CHUNK_SIZE, CHUNK_END, TRAILER };
+
+  bool fail(HeadFraming why) {
+    refused_in_head_ = phase_ == Phase::HEAD;
+    refusal_ = std::move(why);
+    return false;
+  }
+  bool end_head(std::string& out) {
+    const HeadFraming f = frame_head(head_);
+    if (f.status) return fail(f);
+    out += head_;
+    head_.clear();
+    lines_ = 0;
+    if (f.chunked) {
+      phase_ = Phase::CHUNK_SIZE;
+    } else if (f.length > 0) {
+      phase_ = Phase::BODY;
+      remaining_ = f.length;
+      after_body_ = Phase::HEAD;
+    }
+    return true;
+  }
+  bool end_line(std::string& out) {
+    out += line_;
+    const std::string_view text = detail::trim(std::string_view(line_).substr(0, line_.size() - 1));
+    switch (phase_) {
+      case Phase::CHUNK_SIZE: {
+        const std::string_view size = detail::trim(text.substr(0, text.find(';')));
+        unsigned long long v = 0;
+        if (size.empty() || size.size() > 15 ||
+            !std::all_of(size.begin(), size.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+          return fail(detail::refuse(400, "a chunk size is not a hexadecimal number of at most 15 digits"));
+        for (char c : size)
+          v = v * 16 + unsigned(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10);
+        if (v == 0) {
+          phase_ = Phase::TRAILER;
+          trailers_ = 0;
+        } else {
+          phase_ = Phase::BODY;
+          remaining_ = v;
+          after_body_ = Phase::CHUNK_END;
+        }
+        break;
+      }
+      case Phase::CHUNK_END:
+        if (line_ != "\r\n") return fail(detail::refuse(400, "a chunk's data does not end where its size says"));
+        phase_ = Phase::CHUNK_SIZE;
+        break;
+      case Phase::TRAILER:
+        if (text.empty()) {
+          phase_ = Phase::HEAD;
+        } else if (++trailers_ > limits_.max_header_lines) {
+          return fail(detail::refuse(
+              400, "the chunked body has more than " + std::to_string(limits_.max_header_lines) + " trailer lines"));
+        }
+        break;
+      default:
+        break;
+    }
+    line_.clear();
+    return true;
+  }
+
+  const GateLimits& limits_;
+  Phase phase_ = Phase::HEAD;
+  Phase after_body_ = Phase::HEAD;
+  std::string head_, line_;
+  std::size_t lines_ = 0, trailers_ = 0;
+  unsigned long long remaining_ = 0;
+  std::chrono::steady_clock::time_point head_started_;
+  HeadFraming refusal_;
+  bool refused_in_head_ = false;
+};
+
+}  // namespace snarkpipe::service
