@@ -198,8 +198,11 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       server_write_shut = false;
       if (server < 0) client_done = client_broken = true;  // the daemon is stopping
     }
-    if (server >= 0 && client_done && up_at == up.size() && !server_write_shut) {
-      ::shutdown(server, SHUT_WR);  // httplib reads the end of the stream and finishes
+    // httplib reads the end of the stream and finishes. Not after the connection's last request:
+    // httplib closes after answering that one itself, and a half-closed stream beside a request
+    // it has read makes it drop the answer.
+    if (server >= 0 && client_done && up_at == up.size() && !server_write_shut && !framer.finished()) {
+      ::shutdown(server, SHUT_WR);
       server_write_shut = true;
     }
     short client_events = 0, server_events = 0;

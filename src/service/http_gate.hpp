@@ -14,7 +14,10 @@
 //   - the body is framed by Content-Length or chunked coding (a request with both, two
 //     different lengths, another transfer coding or a folded header line is refused, so that
 //     httplib and the relay can never read one request two ways); chunk-size and trailer lines
-//     are bounded too.
+//     are bounded too;
+//   - the request line must be METHOD SP TARGET SP HTTP/1.x, and a connection ends after the
+//     request that closes it (Connection: close, HTTP/1.0) or its max_requests_per_connection-th:
+//     what follows is not read, so pipelined junk after a close is never framed as requests.
 // A head that breaks a bound is answered here (431, 408 or 400, the API's JSON error shape),
 // after the answers to the requests before it, and the connection is closed; a body that
 // breaks one is cut short, which httplib answers. With TLS configured the relay terminates it

@@ -10,14 +10,29 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+bool is_tchar(char c) {  // RFC 9110 5.6.2: a token's characters
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+// Whether a Connection header's value lists `option` (comma-separated, any case).
+bool lists_option(std::string_view value, std::string_view option) {
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    if (iequals(detail::trim(value.substr(0, comma)), option)) return true;
+    value.remove_prefix(comma == std::string_view::npos ? value.size() : comma + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 HeadFraming frame_head(const std::string& head) {
   std::string_view rest(head);
   std::size_t line_no = 0;
-  bool has_length = false, chunked = false, has_coding = false;
+  bool has_length = false, chunked = false, has_coding = false, close = false, keep_alive = false;
   unsigned long long length = 0;
-  std::string_view method;
+  std::string_view method, version;
   while (!rest.empty()) {
     const std::size_t nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
@@ -29,7 +44,18 @@ HeadFraming frame_head(const std::string& head) {
     line.remove_suffix(1);
     if (line_no++ == 0) {
       if (line.empty()) return detail::refuse(400, "the request line is empty");
-      method = line.substr(0, line.find(' '));
+      // METHOD SP TARGET SP HTTP/1.x, nothing else: a line httplib would refuse (and close on)
+      // is refused here, so that what follows it is never read as more requests.
+      const std::size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
+      method = line.substr(0, sp1);
+      const std::string_view target = sp1 < sp2 ? line.substr(sp1 + 1, sp2 - sp1 - 1) : std::string_view();
+      version = sp1 < sp2 ? line.substr(sp2 + 1) : std::string_view();
+      if (method.empty() || method.size() > 32 || !std::all_of(method.begin(), method.end(), is_tchar) ||
+          target.empty() ||
+          !std::all_of(target.begin(), target.end(),
+                       [](char c) { return static_cast<unsigned char>(c) > 0x20 && c != 0x7f; }) ||
+          (version != "HTTP/1.1" && version != "HTTP/1.0"))
+        return detail::refuse(400, "the request line is not METHOD TARGET HTTP/1.1");
       continue;
     }
     if (line.empty()) break;  // the end of the head
@@ -51,6 +77,9 @@ HeadFraming frame_head(const std::string& head) {
       if (has_coding || !iequals(value, "chunked"))
         return detail::refuse(400, "the only transfer coding taken is one \"chunked\"");
       has_coding = chunked = true;
+    } else if (iequals(name, "Connection")) {
+      close = close || lists_option(value, "close");
+      keep_alive = keep_alive || lists_option(value, "keep-alive");
     }
   }
   if (chunked && has_length) return detail::refuse(400, "a request has both Content-Length and Transfer-Encoding");
@@ -62,6 +91,7 @@ HeadFraming frame_head(const std::string& head) {
   HeadFraming f;
   f.chunked = chunked;
   f.length = length;
+  f.close = close || (version == "HTTP/1.0" && !keep_alive);
   return f;
 }
 

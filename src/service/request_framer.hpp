@@ -17,6 +17,10 @@ struct GateLimits {
   std::size_t max_header_lines = 128;
   std::size_t max_line_bytes = 16 << 10;            // a chunk-size or trailer line
   std::chrono::milliseconds header_timeout{10000};  // from a head's first byte to its end
+  // Requests on one connection (nginx's keepalive_requests default before 1.19.10): a client
+  // that pipelines without end costs the daemon work without end; after these the connection
+  // closes and a client opens a new one.
+  std::size_t max_requests_per_connection = 100;
 };
 
 // What one request head's framing says about the bytes after it (exposed for the tests).
@@ -25,6 +29,8 @@ struct HeadFraming {
   std::string error;              // why, for the client
   bool chunked = false;           // the body is chunked
   unsigned long long length = 0;  // else its Content-Length (0 without one)
+  bool close = false;             // the connection ends after this request (RFC 9112 9.6):
+                                  // "Connection: close", or HTTP/1.0 without keep-alive
 };
 HeadFraming frame_head(const std::string& head);
 
@@ -49,11 +55,17 @@ class RequestFramer {
  public:
   explicit RequestFramer(const GateLimits& l) : limits_(l) {}
 
-  // Takes the client's bytes; appends what may go on to `out`. False once a bound is broken
-  // (then `refusal` says how, and nothing after it is forwarded).
+  // Takes the client's bytes; appends what may go on to `out`. False once no more is to be read:
+  // a bound is broken (then `refusal` says how, and nothing after it is forwarded), or the
+  // connection's last request has gone whole (finished(); what follows it is not forwarded).
   bool feed(const char* data, std::size_t n, std::string& out) {
     std::size_t i = 0;
-    while (i < n) {
+    while (true) {
+      if (closing_ && phase_ == Phase::HEAD) {
+        finished_ = true;
+        return false;
+      }
+      if (i == n) return true;
       switch (phase_) {
         case Phase::HEAD: {
           const char c = data[i++];
@@ -96,8 +108,10 @@ class RequestFramer {
         }
       }
     }
-    return true;
   }
+  // True once the request that ends the connection (HeadFraming::close, or the
+  // max_requests_per_connection-th) has been forwarded whole.
+  bool finished() const { return finished_; }
   // True while no body is under way: what comes next is a request head.
   bool between_requests() const { return phase_ == Phase::HEAD; }
   // True while a head is partly read: the header deadline runs.
@@ -125,6 +139,7 @@ class RequestFramer {
     out += head_;
     head_.clear();
     lines_ = 0;
+    if (f.close || ++requests_ >= limits_.max_requests_per_connection) closing_ = true;
     if (f.chunked) {
       phase_ = Phase::CHUNK_SIZE;
     } else if (f.length > 0) {
@@ -179,11 +194,12 @@ class RequestFramer {
   Phase phase_ = Phase::HEAD;
   Phase after_body_ = Phase::HEAD;
   std::string head_, line_;
-  std::size_t lines_ = 0, trailers_ = 0;
+  std::size_t lines_ = 0, trailers_ = 0, requests_ = 0;
   unsigned long long remaining_ = 0;
   std::chrono::steady_clock::time_point head_started_;
   HeadFraming refusal_;
   bool refused_in_head_ = false;
+  bool closing_ = false, finished_ = false;  // the current request is the last; it has gone
 };
 
 }  // namespace snarkpipe::service

@@ -1207,6 +1207,9 @@ int Service::start(const std::string& host, int port, std::function<void()> then
   // An idle keep-alive connection holds a thread, and stop() waits for it: 1 s is plenty
   // between a client's calls.
   http->set_keep_alive_timeout(1);
+  // The gate ends a connection after its last request (request_framer.hpp); httplib's own count
+  // (5 by default) would close first, while pipelined requests after it were already sent.
+  http->set_keep_alive_max_count(gate.max_requests_per_connection);
   const unsigned threads = options_.http_threads
                                ? options_.http_threads
                                : std::max(MIN_HTTP_THREADS, 8 * std::max(1u, std::thread::hardware_concurrency()));

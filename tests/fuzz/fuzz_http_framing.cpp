@@ -6,7 +6,9 @@
 //   - the framing does not depend on the cuts: the same bytes forwarded, the same refusal
 //     (status, reason, in a head or a body) and the same state at the end;
 //   - what is forwarded is a prefix of what was sent: the relay passes bytes on unchanged;
-//   - a refusal is a 400 or a 431 with a short reason (the relay echoes it to the client).
+//   - a refusal is a 400 or a 431 with a short reason (the relay echoes it to the client);
+//   - once the connection's last request has gone whole (finished), reading stops, nothing
+//     is refused, and no more of the bytes is forwarded.
 // Small limits (a 512-byte head, 8 header lines, 64-byte chunk lines) so that the bounds are
 // within reach of short inputs.
 //
@@ -25,7 +27,7 @@ struct Framed {
   std::string out;
   bool ok = true;
   service::HeadFraming refusal;
-  bool refused_in_head = false, between_requests = true, in_head = false;
+  bool refused_in_head = false, between_requests = true, in_head = false, finished = false;
 };
 
 template <class NextPiece>
@@ -41,6 +43,7 @@ Framed frame(const service::GateLimits& limits, const char* data, std::size_t si
   f.refused_in_head = framer.refused_in_head();
   f.between_requests = framer.between_requests();
   f.in_head = framer.in_head();
+  f.finished = framer.finished();
   return f;
 }
 
@@ -52,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_head_bytes = 512;
   limits.max_header_lines = 8;
   limits.max_line_bytes = 64;
+  limits.max_requests_per_connection = 4;
   const char* sent = reinterpret_cast<const char*>(data) + 1;
   const std::size_t n = size - 1;
   const Framed whole = frame(limits, sent, n, [&] { return n; });
@@ -62,11 +66,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   if (whole.ok != cut.ok || whole.out != cut.out || whole.refusal.status != cut.refusal.status ||
       whole.refusal.error != cut.refusal.error || whole.refused_in_head != cut.refused_in_head ||
-      whole.between_requests != cut.between_requests || whole.in_head != cut.in_head)
+      whole.between_requests != cut.between_requests || whole.in_head != cut.in_head || whole.finished != cut.finished)
     __builtin_trap();  // the framing depends on how the bytes were cut
   if (whole.out.size() > n || whole.out.compare(0, std::string::npos, sent, whole.out.size()) != 0)
     __builtin_trap();  // forwarded bytes that were not sent, or not in order
-  if (!whole.ok && ((whole.refusal.status != 400 && whole.refusal.status != 431) || whole.refusal.error.size() > 200))
+  if (whole.finished && (whole.ok || whole.refusal.status != 0 || !whole.between_requests))
+    __builtin_trap();  // a finished connection that reads on, or refuses
+  if (!whole.ok && !whole.finished &&
+      ((whole.refusal.status != 400 && whole.refusal.status != 431) || whole.refusal.error.size() > 200))
     __builtin_trap();  // a refusal the relay could not answer as it should
   return 0;
 }

@@ -122,6 +122,24 @@ class GateTest : public ::testing::Test {
     return exchange(connect_raw(), bytes, times, sent);
   }
 
+  // Reads one whole answer (its Content-Length read) from `fd`, within 5 s.
+  static std::string read_answer(int fd) {
+    std::string answer;
+    char buf[4096];
+    const auto until = Clock::now() + std::chrono::seconds(5);
+    while (Clock::now() < until) {
+      const std::size_t end = answer.find("\r\n\r\n");
+      const std::size_t len_at = answer.find("Content-Length: ");
+      if (end != std::string::npos && len_at != std::string::npos &&
+          answer.size() >= end + 4 + std::stoul(answer.substr(len_at + 16)))
+        break;
+      const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+      if (r <= 0) break;
+      answer.append(buf, std::size_t(r));
+    }
+    return answer;
+  }
+
   // The status codes of the answers in `raw`, in order.
   static std::vector<int> statuses(const std::string& raw) {
     std::vector<int> out;
@@ -178,8 +196,57 @@ TEST(FrameHead, ReadsTheBodysFramingAndRefusesAmbiguousHeads) {
            "GET / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",    // GET has no body
            "HEAD / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
            "\r\n\r\n",
+           // request lines httplib would refuse: what follows them must not be read as requests
+           "127.0.0.1\r\nUser-Agent: x\r\n\r\n",
+           "GET  HTTP/1.1\r\n\r\n",
+           "GET / HTTP/2.0\r\n\r\n",
+           "GET /a b HTTP/1.1\r\n\r\n",
+           "G(T / HTTP/1.1\r\n\r\n",
+           "GET /\x01 HTTP/1.1\r\n\r\n",
        })
     EXPECT_EQ(service::frame_head(bad).status, 400) << bad;
+}
+
+TEST(FrameHead, KnowsWhichRequestEndsTheConnection) {
+  EXPECT_FALSE(service::frame_head("GET / HTTP/1.1\r\nHost: a\r\n\r\n").close);
+  EXPECT_TRUE(service::frame_head("GET / HTTP/1.1\r\nconnection: Upgrade, CLOSE\r\n\r\n").close);
+  EXPECT_FALSE(service::frame_head("GET / HTTP/1.1\r\nConnection: keep-alive\r\n\r\n").close);
+  EXPECT_TRUE(service::frame_head("GET / HTTP/1.0\r\n\r\n").close);  // 1.0 closes unless asked not to
+  EXPECT_FALSE(service::frame_head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").close);
+  EXPECT_FALSE(service::frame_head("GET / HTTP/1.1\r\nX-Connection: close\r\n\r\n").close);
+}
+
+TEST(RequestFramer, ForwardsNothingAfterTheConnectionsLastRequest) {
+  std::mt19937_64 rng(test_seed("framer"));
+  service::GateLimits limits;
+  limits.max_requests_per_connection = 2 + rng() % 50;
+  const std::string get = "GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  // Pipelined requests past the per-connection bound, fed in random pieces.
+  std::string sent;
+  for (std::size_t i = 0; i < limits.max_requests_per_connection + 1 + rng() % 20; ++i) sent += get;
+  service::RequestFramer framer(limits);
+  std::string out;
+  bool reading = true;
+  for (std::size_t at = 0; at < sent.size() && reading;) {
+    const std::size_t n = std::min<std::size_t>(1 + rng() % 100, sent.size() - at);
+    reading = framer.feed(sent.data() + at, n, out);
+    at += n;
+  }
+  EXPECT_FALSE(reading);
+  EXPECT_TRUE(framer.finished());
+  EXPECT_EQ(framer.refusal().status, 0);
+  EXPECT_EQ(out, sent.substr(0, get.size() * limits.max_requests_per_connection));
+  // "Connection: close" ends it at once, whatever follows; a body in progress is still whole.
+  service::RequestFramer closing(limits);
+  const std::string post = "POST /v1/jobs HTTP/1.1\r\nConnection: close\r\nContent-Length: 4\r\n\r\n";
+  out.clear();
+  EXPECT_TRUE(closing.feed(post.data(), post.size() - 1, out));  // the head is not whole yet
+  const std::string rest = "\nab";
+  EXPECT_TRUE(closing.feed(rest.data(), rest.size(), out));  // two of the body's four bytes
+  const std::string after = "cd" + get + get;
+  EXPECT_FALSE(closing.feed(after.data(), after.size(), out));
+  EXPECT_TRUE(closing.finished());
+  EXPECT_EQ(out, post + "abcd");
 }
 
 TEST_F(GateTest, AnEndlessRequestLineIsRefusedBeforeItIsReadWhole) {
@@ -248,20 +315,8 @@ TEST_F(GateTest, ARefusalOnAKeptAliveConnectionComesAfterTheAnswersBeforeIt) {
   const int fd = connect_raw();
   const std::string get = "GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n";
   ASSERT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), ssize_t(get.size()));
-  // The first answer, whole (its Content-Length read), before the next request goes.
-  std::string first;
-  char buf[4096];
-  const auto until = Clock::now() + std::chrono::seconds(5);
-  while (Clock::now() < until) {
-    const std::size_t end = first.find("\r\n\r\n");
-    const std::size_t len_at = first.find("Content-Length: ");
-    if (end != std::string::npos && len_at != std::string::npos &&
-        first.size() >= end + 4 + std::stoul(first.substr(len_at + 16)))
-      break;
-    const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
-    if (r <= 0) break;
-    first.append(buf, std::size_t(r));
-  }
+  // The first answer, whole, before the next request goes (httplib serves no pipelining).
+  const std::string first = read_answer(fd);
   EXPECT_EQ(statuses(first), std::vector<int>{200}) << first;
   std::size_t sent = 0;
   const std::string raw =
@@ -291,6 +346,36 @@ TEST_F(GateTest, ChunkedBodiesPassAndAnEndlessChunkSizeLineIsCut) {
   const std::string cut = exchange(fd, std::string(MiB, '1'), 16, sent);
   EXPECT_LT(sent, 16 * MiB);
   for (int s : statuses(cut)) EXPECT_GE(s, 400) << cut;
+}
+
+TEST_F(GateTest, NothingAfterAConnectionCloseRequestIsRead) {
+  // Found by fuzz_http: a request with "Connection: close" followed by 16 MiB that frames as
+  // junk requests kept the relay framing them after httplib had closed, ~7 s under ASan.
+  std::size_t sent = 0;
+  const std::string first = "DELETE /v1/jobs/12 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  const auto start = Clock::now();
+  const int fd = connect_raw();
+  ASSERT_EQ(::send(fd, first.data(), first.size(), MSG_NOSIGNAL), ssize_t(first.size()));
+  const std::string raw = exchange(fd, "GET /v1/status HTTP/1.1\r\n\r\n127.0.0.1\r\nX: y\r\n\r\n", 400000, sent);
+  EXPECT_EQ(statuses(raw), std::vector<int>{404}) << raw.substr(0, 300);  // no job 12; nothing more
+  EXPECT_LT(sent, std::size_t(16) * MiB) << "the daemon read on after the connection's last request";
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+  // Kept alive until then: requests before it are answered, and the daemon closes after it
+  // without waiting for the client to.
+  const int kept = connect_raw();
+  for (const std::string& request : {std::string("GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"),
+                                     std::string("GET /v1/status HTTP/1.1\r\nConnection: close\r\n\r\n")}) {
+    ASSERT_EQ(::send(kept, request.data(), request.size(), MSG_NOSIGNAL), ssize_t(request.size()));
+    EXPECT_EQ(statuses(read_answer(kept)), std::vector<int>{200});
+  }
+  // At once: not at the 1 s keep-alive timeout, which would close it anyway.
+  const timeval wait{5, 0};
+  ::setsockopt(kept, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  const auto asked = Clock::now();
+  char byte;
+  EXPECT_EQ(::recv(kept, &byte, 1, 0), 0) << "the connection stayed open after its last request";
+  EXPECT_LT(Clock::now() - asked, std::chrono::milliseconds(500));
+  ::close(kept);
 }
 
 TEST_F(GateTest, ABodyToAPathNoRouteTakesIsNotRead) {
