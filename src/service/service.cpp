@@ -30,8 +30,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// An error message quotes what the client sent, but never more than this much of it.
-constexpr std::size_t MAX_ERROR_CHARS = 300;
+// An error message quotes what the client sent, but its JSON form never takes more than this.
+constexpr std::size_t MAX_ERROR_BYTES = 300;
 // Requests are served by a pool of threads, one per connection while it is read and one per
 // long poll: enough that slow or stalled clients cannot take them all (a stalled read is
 // dropped after the read timeout). A daemon open to strangers belongs behind a reverse
@@ -91,15 +91,47 @@ void reply(httplib::Response& res, int status, const json& body) {
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
 }
 
-void reply_error(httplib::Response& res, int status, std::string message) {
-  if (message.size() > MAX_ERROR_CHARS) {
-    const std::size_t dropped = message.size() - MAX_ERROR_CHARS;
-    message.resize(MAX_ERROR_CHARS);
-    while (!message.empty() && (static_cast<unsigned char>(message.back()) & 0xC0) == 0x80) message.pop_back();
-    message += "... (" + std::to_string(dropped) + " more bytes)";
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629's table: no overlong forms,
+// no surrogates, nothing above U+10FFFF), or 0 where the byte there starts none.
+std::size_t utf8_sequence_at(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = at(i);
+  if (c < 0x80) return 1;
+  std::size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+// `message` made valid UTF-8 (a byte that starts no character becomes U+FFFD) and cut so that
+// its JSON string takes at most `budget` bytes: a client's path of 0xFF bytes or control
+// characters grows 3 or 6 times in JSON, and the answer must stay short however it was built.
+std::string bounded_message(std::string_view message, std::size_t budget) {
+  std::string out;
+  std::size_t width = 0, i = 0;
+  for (; i < message.size();) {
+    const std::size_t n = utf8_sequence_at(message, i);
+    const unsigned char c = static_cast<unsigned char>(message[i]);
+    const std::size_t w = n == 0 ? 3 : c < 0x20 ? 6 : (c == '"' || c == '\\') ? 2 : n;  // its JSON bytes, at most
+    if (width + w > budget) break;
+    if (n == 0) out += "\xEF\xBF\xBD";  // U+FFFD
+    else out.append(message.substr(i, n));
+    width += w;
+    i += n == 0 ? 1 : n;
   }
+  if (i < message.size()) out += "... (" + std::to_string(message.size() - i) + " more bytes)";
+  return out;
+}
+
+void reply_error(httplib::Response& res, int status, const std::string& message) {
   if (status == 401) res.set_header("WWW-Authenticate", "Bearer");
-  reply(res, status, {{"error", message}});
+  reply(res, status, {{"error", bounded_message(message, MAX_ERROR_BYTES)}});
 }
 
 // Runs a route and maps its exceptions to the API's error statuses, so no request can take

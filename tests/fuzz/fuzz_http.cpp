@@ -26,10 +26,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include "fuzz_daemon.hpp"
@@ -40,7 +42,7 @@ namespace {
 
 constexpr std::size_t MAX_SENT = std::size_t(48) << 20;
 constexpr std::int64_t MEMORY_BOUND = std::int64_t(24) << 20;
-// reply_error keeps 300 characters of a message, plus its "... (N more bytes)" and the JSON.
+// reply_error keeps 300 bytes of a message's JSON form, plus its "... (N more bytes)" and the braces.
 constexpr std::size_t ERROR_BODY_BOUND = 512;
 constexpr std::size_t READ_CAP = std::size_t(4) << 20;
 constexpr auto ANSWER_DEADLINE = std::chrono::seconds(8);
@@ -100,12 +102,24 @@ std::string expand(const std::uint8_t* data, std::size_t size) {
 }
 
 int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(std::uint16_t(port));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) finding("cannot connect to the daemon");
+  int fd = -1;
+  // The machine running out of local ports (EADDRNOTAVAIL: many fuzzing processes, each a
+  // connection per input) is the harness's trouble, not the daemon's: wait for one, up to 5 s.
+  // Anything else (refused: the daemon stopped listening; too many open files) is a finding.
+  for (int attempt = 0;; ++attempt) {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) finding(std::string("cannot open a socket: ") + std::strerror(errno));
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) break;
+    const int error = errno;
+    ::close(fd);
+    if ((error != EADDRNOTAVAIL && error != EAGAIN && error != EINTR) || attempt == 250)
+      finding(std::string("cannot connect to the daemon: ") + std::strerror(error));
+    ::usleep(20000);
+  }
   int yes = 1;  // small requests go out at once, not after a delayed ACK
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);

@@ -378,6 +378,37 @@ TEST_F(GateTest, NothingAfterAConnectionCloseRequestIsRead) {
   ::close(kept);
 }
 
+TEST_F(GateTest, AnErrorQuotesAPathOfAnyBytesShortly) {
+  // Found by fuzz_http: a 404 quotes the path, and a byte that is not UTF-8 becomes U+FFFD (3
+  // bytes in JSON), a control character \u00XX (6): the answer grew past its bound.
+  std::mt19937_64 rng(test_seed("gate"));
+  std::string path = "/v1/";
+  const std::size_t n = 200 + rng() % 4000;
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (rng() % 4) {
+      case 0:
+        path += char(0x80 + rng() % 0x80);
+        break;  // no UTF-8 sequence, mostly
+      case 1:
+        path += "%0" + std::to_string(1 + rng() % 9);
+        break;  // decoded to a control character
+      case 2:
+        path += rng() % 2 ? '"' : '\\';
+        break;
+      default:
+        path += "\xE2\x82\xAC";
+        break;  // a euro sign, whole
+    }
+  }
+  const std::string raw = exchange("GET " + path + " HTTP/1.1\r\nConnection: close\r\n\r\n");
+  ASSERT_EQ(statuses(raw), std::vector<int>{404}) << raw.substr(0, 300);
+  const std::size_t body_at = raw.find("\r\n\r\n") + 4;
+  EXPECT_LT(raw.size() - body_at, 512u) << raw.substr(body_at, 600);
+  const json body = last_body(raw);
+  ASSERT_TRUE(body.is_object()) << raw.substr(body_at, 600);  // well-formed JSON, valid UTF-8
+  EXPECT_NE(body.value("error", "").find("more bytes"), std::string::npos);
+}
+
 TEST_F(GateTest, ABodyToAPathNoRouteTakesIsNotRead) {
   // 64 GiB announced: the answer comes at once, without the body.
   const std::string raw =
