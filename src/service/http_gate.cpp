@@ -219,6 +219,7 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       } else if (r == 0 || r == -2) {
         client_done = true;
         client_broken = r == -2;
+        progressed = true;  // httplib is told of the end at once, not after a poll's timeout
       } else {
         client_events |= read_wants;
       }

@@ -56,6 +56,12 @@ HeadFraming frame_head(const std::string& head) {
                        [](char c) { return static_cast<unsigned char>(c) > 0x20 && c != 0x7f; }) ||
           (version != "HTTP/1.1" && version != "HTTP/1.0"))
         return detail::refuse(400, "the request line is not METHOD TARGET HTTP/1.1");
+      // httplib refuses other methods and then waits on the connection for the next request.
+      static constexpr std::string_view KNOWN[] = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
+                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
+      if (std::find(std::begin(KNOWN), std::end(KNOWN), method) == std::end(KNOWN))
+        return detail::refuse(501, "the method " + std::string(method.substr(0, 16)) +
+                                       " is not served (GET, POST, PUT, PATCH, DELETE are)");
       continue;
     }
     if (line.empty()) break;  // the end of the head
@@ -85,12 +91,14 @@ HeadFraming frame_head(const std::string& head) {
   if (chunked && has_length) return detail::refuse(400, "a request has both Content-Length and Transfer-Encoding");
   // httplib reads a body only for these methods; another method's body would be read as the
   // next request.
-  if ((chunked || length > 0) && method != "POST" && method != "PUT" && method != "PATCH" && method != "DELETE" &&
-      method != "PRI")
+  const bool body_method =
+      method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE" || method == "PRI";
+  if ((chunked || length > 0) && !body_method)
     return detail::refuse(400, "a " + std::string(method.substr(0, 16)) + " request carries no body");
   HeadFraming f;
   f.chunked = chunked;
   f.length = length;
+  f.unstated_empty_body = body_method && !chunked && !has_length;
   f.close = close || (version == "HTTP/1.0" && !keep_alive);
   return f;
 }

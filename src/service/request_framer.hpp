@@ -31,7 +31,17 @@ struct HeadFraming {
   unsigned long long length = 0;  // else its Content-Length (0 without one)
   bool close = false;             // the connection ends after this request (RFC 9112 9.6):
                                   // "Connection: close", or HTTP/1.0 without keep-alive
+  // A POST, PUT, PATCH or DELETE with neither Content-Length nor chunked (curl -X POST): its
+  // body is empty (RFC 9112 6.3), but httplib reads such a body until the connection closes.
+  bool unstated_empty_body = false;
 };
+// Header lines the framer adds to a head, after its request line, where httplib would read the
+// request otherwise than the framer did and so wait on the connection for its read timeout:
+// an empty body stated (unstated_empty_body), and the connection's end stated on its last
+// request (httplib reads only the first Connection header, and only the exact value "close";
+// it knows nothing of max_requests_per_connection).
+inline constexpr std::string_view EMPTY_BODY_HEADER = "Content-Length: 0\r\n";
+inline constexpr std::string_view CLOSE_HEADER = "Connection: close\r\n";
 HeadFraming frame_head(const std::string& head);
 
 namespace detail {
@@ -55,7 +65,8 @@ class RequestFramer {
  public:
   explicit RequestFramer(const GateLimits& l) : limits_(l) {}
 
-  // Takes the client's bytes; appends what may go on to `out`. False once no more is to be read:
+  // Takes the client's bytes; appends what may go on to `out` (the client's bytes as they came,
+  // but for the lines EMPTY_BODY_HEADER and CLOSE_HEADER say). False once no more is to be read:
   // a bound is broken (then `refusal` says how, and nothing after it is forwarded), or the
   // connection's last request has gone whole (finished(); what follows it is not forwarded).
   bool feed(const char* data, std::size_t n, std::string& out) {
@@ -136,10 +147,14 @@ class RequestFramer {
   bool end_head(std::string& out) {
     const HeadFraming f = frame_head(head_);
     if (f.status) return fail(f);
-    out += head_;
+    if (f.close || ++requests_ >= limits_.max_requests_per_connection) closing_ = true;
+    const std::size_t after_request_line = head_.find('\n') + 1;
+    out.append(head_, 0, after_request_line);
+    if (f.unstated_empty_body) out += EMPTY_BODY_HEADER;
+    if (closing_) out += CLOSE_HEADER;
+    out.append(head_, after_request_line);
     head_.clear();
     lines_ = 0;
-    if (f.close || ++requests_ >= limits_.max_requests_per_connection) closing_ = true;
     if (f.chunked) {
       phase_ = Phase::CHUNK_SIZE;
     } else if (f.length > 0) {

@@ -184,8 +184,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int fd = connect_to(port);
   peak.store(live.load());
   const std::int64_t before = live.load();
+  const auto started = std::chrono::steady_clock::now();
   exchange(fd, request, answer);
   ::close(fd);
+  if (static const char* slow = std::getenv("FUZZ_HTTP_SLOW_MS"); slow) {  // where the time goes
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    if (ms.count() >= std::atoll(slow)) {
+      std::string line = request.substr(0, 120);
+      for (char& c : line)
+        if (c < 0x20 || c > 0x7e) c = '.';
+      std::fprintf(stderr, "fuzz_http: %lld ms, %zu bytes sent, %zu answered: %s\n", (long long)ms.count(),
+                   request.size(), answer.size(), line.c_str());
+      if (const char* dir = std::getenv("FUZZ_HTTP_SLOW_DIR"); dir) {
+        static int count = 0;
+        if (FILE* f = std::fopen((std::string(dir) + "/slow-" + std::to_string(count++)).c_str(), "wb")) {
+          std::fwrite(request.data(), 1, request.size(), f);
+          std::fclose(f);
+        }
+      }
+    }
+  }
   const std::int64_t grew = peak.load() - before;
   if (grew > MEMORY_BOUND)
     finding("the daemon's heap grew by " + std::to_string(grew >> 10) + " KiB serving " +

@@ -178,9 +178,14 @@ TEST(FrameHead, ReadsTheBodysFramingAndRefusesAmbiguousHeads) {
   f = service::frame_head("PUT /x HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n");
   EXPECT_EQ(f.status, 0) << f.error;
   EXPECT_TRUE(f.chunked);
+  EXPECT_FALSE(f.unstated_empty_body);
   f = service::frame_head("GET /v1/status HTTP/1.1\r\n\r\n");
   EXPECT_EQ(f.status, 0);
   EXPECT_EQ(f.length, 0u);
+  EXPECT_FALSE(f.unstated_empty_body);  // httplib reads no body for a GET
+  for (const std::string method : {"POST", "PUT", "PATCH", "DELETE"})
+    EXPECT_TRUE(service::frame_head(method + " /x HTTP/1.1\r\nHost: a\r\n\r\n").unstated_empty_body) << method;
+  EXPECT_FALSE(service::frame_head("POST /x HTTP/1.1\r\nContent-Length: 0\r\n\r\n").unstated_empty_body);
   // Same length twice is one length.
   EXPECT_EQ(service::frame_head("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n").status, 0);
   for (const std::string bad : {
@@ -235,7 +240,9 @@ TEST(RequestFramer, ForwardsNothingAfterTheConnectionsLastRequest) {
   EXPECT_FALSE(reading);
   EXPECT_TRUE(framer.finished());
   EXPECT_EQ(framer.refusal().status, 0);
-  EXPECT_EQ(out, sent.substr(0, get.size() * limits.max_requests_per_connection));
+  // The last goes on stating the connection's end, which httplib knows nothing of.
+  const std::string last = "GET /v1/status HTTP/1.1\r\nConnection: close\r\nHost: x\r\n\r\n";
+  EXPECT_EQ(out, sent.substr(0, get.size() * (limits.max_requests_per_connection - 1)) + last);
   // "Connection: close" ends it at once, whatever follows; a body in progress is still whole.
   service::RequestFramer closing(limits);
   const std::string post = "POST /v1/jobs HTTP/1.1\r\nConnection: close\r\nContent-Length: 4\r\n\r\n";
@@ -246,7 +253,23 @@ TEST(RequestFramer, ForwardsNothingAfterTheConnectionsLastRequest) {
   const std::string after = "cd" + get + get;
   EXPECT_FALSE(closing.feed(after.data(), after.size(), out));
   EXPECT_TRUE(closing.finished());
-  EXPECT_EQ(out, post + "abcd");
+  EXPECT_EQ(out, "POST /v1/jobs HTTP/1.1\r\nConnection: close\r\n" + post.substr(post.find('\n') + 1) + "abcd");
+}
+
+TEST(RequestFramer, StatesTheEmptyBodyOfAPostWithoutALength) {
+  // Fed byte by byte or whole, a bodiless POST goes on with Content-Length: 0 after its request
+  // line, and the request after it goes on unchanged.
+  const std::string post = "POST /v1/jobs HTTP/1.1\r\nHost: x\r\n\r\n", get = "GET /v1/status HTTP/1.1\r\n\r\n";
+  const std::string sent = post + get,
+                    expected = "POST /v1/jobs HTTP/1.1\r\nContent-Length: 0\r\nHost: x\r\n\r\n" + get;
+  for (const std::size_t piece : {std::size_t(1), sent.size()}) {
+    service::GateLimits limits;
+    service::RequestFramer framer(limits);
+    std::string out;
+    for (std::size_t at = 0; at < sent.size(); at += piece) EXPECT_TRUE(framer.feed(sent.data() + at, piece, out));
+    EXPECT_EQ(out, expected) << "pieces of " << piece;
+    EXPECT_TRUE(framer.between_requests());
+  }
 }
 
 TEST_F(GateTest, AnEndlessRequestLineIsRefusedBeforeItIsReadWhole) {
@@ -419,6 +442,63 @@ TEST_F(GateTest, ABodyToAPathNoRouteTakesIsNotRead) {
       exchange("DELETE /v1/jobs/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 68719476736\r\n\r\n" + std::string(4096, 'x'));
   EXPECT_EQ(statuses(del), std::vector<int>{404}) << del;
   EXPECT_TRUE(status_answers_within(std::chrono::seconds(2)));
+}
+
+TEST_F(GateTest, APostWithoutABodyIsAnsweredAtOnce) {
+  // curl -X POST sends neither Content-Length nor Transfer-Encoding: the body is empty (RFC 9112
+  // 6.3), and the answer must not wait for the client to close or for the read timeout.
+  for (const std::string method : {"POST /v1/jobs", "POST /v1/circuits", "PUT /v1/circuits/c/files/f"}) {
+    const int fd = connect_raw();
+    const auto start = Clock::now();
+    const std::string request = method + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), ssize_t(request.size()));
+    const std::string raw = read_answer(fd);
+    const auto took = Clock::now() - start;
+    ::close(fd);
+    ASSERT_EQ(statuses(raw).size(), 1u) << method << ": " << raw;
+    EXPECT_GE(statuses(raw)[0], 400) << raw;
+    EXPECT_LT(statuses(raw)[0], 500) << raw;
+    EXPECT_LT(took, std::chrono::milliseconds(500)) << method;
+  }
+}
+
+TEST_F(GateTest, AConnectionEndsAtOnceWhenItsLastRequestIsAnswered) {
+  // Each of these ends the connection as the framer reads it; httplib alone would keep the
+  // first two alive, would wait on an unknown method's connection after its 400, and knows
+  // nothing of the 100 requests a connection may carry. The client's write side stays open:
+  // the daemon must close, at once.
+  const auto ends_at_once = [&](int fd, const std::string& request, int expected) {
+    const auto start = Clock::now();
+    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), ssize_t(request.size()));
+    std::string raw;
+    char buf[65536];
+    for (ssize_t r; Clock::now() - start < std::chrono::seconds(5) && (r = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+      raw.append(buf, std::size_t(r));
+    ::close(fd);
+    EXPECT_EQ(statuses(raw), std::vector<int>{expected}) << raw.substr(0, 600);
+    EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(800)) << request;
+  };
+  ends_at_once(connect_raw(), "GET /v1/status HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n", 200);
+  ends_at_once(connect_raw(), "GET /v1/status HTTP/1.1\r\nX: y\r\nConnection: Close\r\n\r\n", 200);
+  ends_at_once(connect_raw(), "FETCH /v1/status HTTP/1.1\r\nHost: x\r\n\r\n", 501);
+  const int fd = connect_raw();  // one request after another: httplib serves no pipelining
+  const std::string get = "GET /v1/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 99; ++i) {
+    ASSERT_EQ(::send(fd, get.data(), get.size(), MSG_NOSIGNAL), ssize_t(get.size()));
+    ASSERT_EQ(statuses(read_answer(fd)), std::vector<int>{200}) << "request " << i + 1;
+  }
+  ends_at_once(fd, get, 200);
+}
+
+TEST_F(GateTest, AClientEndingMidRequestIsLetGoAtOnce) {
+  // Half a body, or half a head, then the client's end: nothing more can come, so the daemon
+  // closes at once instead of waiting out httplib's read timeout.
+  for (const std::string& request : {std::string("POST /v1/circuits HTTP/1.1\r\nContent-Length: 44\r\n\r\n{\"name\""),
+                                     std::string("GET /v1/status HTTP/1.1\r\nHost:")}) {
+    const auto start = Clock::now();
+    exchange(request);  // shuts its write side after the bytes
+    EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(500)) << request;
+  }
 }
 
 }  // namespace
