@@ -155,10 +155,15 @@ void exchange(int fd, const std::string& request, std::string& answer) {
 }
 
 // Checks each answer on the connection (answers to pipelined requests follow each other).
-void check_answers(std::string_view a) {
+// An answer to HEAD states the Content-Length of the GET it stands for but carries no body
+// (RFC 9110 9.3.2), so where a HEAD was sent an answer followed at once by the next status
+// line is taken as bodiless (device-9's finding was this harness skipping into that line).
+void check_answers(std::string_view a, bool head_sent) {
+  const std::string_view whole = a;
   while (!a.empty()) {
     if (!a.starts_with("HTTP/1.1 ") || a.size() < 12)
-      finding("an answer that is not HTTP/1.1: " + std::string(a.substr(0, 40)));
+      finding("an answer that is not HTTP/1.1: " + std::string(a.substr(0, 40)) +
+              "\nafter: " + std::string(whole.substr(0, 1500)));
     const int status = std::atoi(std::string(a.substr(9, 3)).c_str());
     const std::size_t head_end = a.find("\r\n\r\n");
     if (head_end == std::string_view::npos) return;  // cut off by READ_CAP or a reset
@@ -168,7 +173,8 @@ void check_answers(std::string_view a) {
     const std::size_t length = std::strtoull(std::string(head.substr(at + 16, 20)).c_str(), nullptr, 10);
     if (status >= 400 && (length > ERROR_BODY_BOUND || head.size() > 1024))
       finding("an error answer of " + std::to_string(length) + " bytes: " + std::string(a.substr(0, 600)));
-    a.remove_prefix(std::min(a.size(), head_end + 4 + length));
+    const bool bodiless = head_sent && a.substr(head_end + 4).starts_with("HTTP/1.1 ");
+    a.remove_prefix(std::min(a.size(), head_end + 4 + (bodiless ? 0 : length)));
   }
 }
 
@@ -208,6 +214,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (grew > MEMORY_BOUND)
     finding("the daemon's heap grew by " + std::to_string(grew >> 10) + " KiB serving " +
             std::to_string(request.size()) + " bytes (bound " + std::to_string(MEMORY_BOUND >> 10) + " KiB)");
-  check_answers(answer);
+  check_answers(answer, request.find("HEAD") != std::string::npos);
   return 0;
 }
