@@ -15,11 +15,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "service/answer_counter.hpp"
 
 namespace snarkpipe::service {
 
@@ -183,6 +186,11 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
   ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
   ClientIo io(client, tls);
   RequestFramer framer(limits);
+  AnswerCounter answers;
+  // Requests framed but not yet gone on (where each starts in `up`): httplib reads a request
+  // into a buffer it drops after answering, so a request pipelined behind another would be
+  // lost; each goes on once httplib has answered every one before it.
+  std::deque<RequestFramer::Forwarded> held;
   constexpr std::size_t CHUNK = 16 << 10;
   std::string up, down;  // bytes on their way to httplib, and to the client
   std::size_t up_at = 0, down_at = 0;
@@ -198,12 +206,19 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       server_write_shut = false;
       if (server < 0) client_done = client_broken = true;  // the daemon is stopping
     }
-    // httplib reads the end of the stream and finishes. Not after the connection's last request:
-    // httplib closes after answering that one itself, and a half-closed stream beside a request
-    // it has read makes it drop the answer.
-    if (server >= 0 && client_done && up_at == up.size() && !server_write_shut && !framer.finished()) {
-      ::shutdown(server, SHUT_WR);
-      server_write_shut = true;
+    // The client is done and all it sent has gone on: httplib's connection ends too. httplib
+    // drops an answer when it sees the stream's end beside a request it has read, so that
+    // connection is closed only once httplib owes no answer (and the relay has passed every
+    // byte on), or at once when the client is gone; a request cut short in its body gets a
+    // half-close instead, which httplib reads as the body's end. Not after the connection's
+    // last request: httplib closes after answering that one itself.
+    if (client_broken) break;
+    if (server >= 0 && client_done && up_at == up.size() && !framer.finished()) {
+      if (framer.between_requests() && answers.owed() == 0 && down_at == down.size()) break;
+      if (!framer.between_requests() && !server_write_shut) {
+        ::shutdown(server, SHUT_WR);
+        server_write_shut = true;
+      }
     }
     short client_events = 0, server_events = 0;
     short read_wants = 0, write_wants = 0;
@@ -216,6 +231,7 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       if (r > 0) {
         progressed = true;
         if (!framer.feed(buf, std::size_t(r), up)) client_done = true;
+        for (const auto& f : framer.take_forwarded()) held.push_back(f);
       } else if (r == 0 || r == -2) {
         client_done = true;
         client_broken = r == -2;
@@ -224,13 +240,19 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
         client_events |= read_wants;
       }
     }
-    if (server >= 0 && up_at < up.size()) {
-      const ssize_t w = ::send(server, up.data() + up_at, up.size() - up_at, MSG_NOSIGNAL);
+    while (!held.empty() && up_at == held.front().at && answers.owed() == 0) {
+      answers.expect(held.front().head_method);
+      held.pop_front();
+    }
+    const std::size_t up_to = held.empty() ? up.size() : held.front().at;
+    if (server >= 0 && up_at < up_to) {
+      const ssize_t w = ::send(server, up.data() + up_at, up_to - up_at, MSG_NOSIGNAL);
       if (w > 0) {
         up_at += std::size_t(w);
         progressed = true;
       } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         up_at = up.size();  // httplib closed its end: it has finished with this connection
+        held.clear();
       } else {
         server_events |= POLLOUT;
       }
@@ -243,6 +265,7 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       const ssize_t r = ::recv(server, buf, CHUNK, 0);
       if (r > 0) {
         down.assign(buf, std::size_t(r));
+        answers.feed(buf, std::size_t(r));
         progressed = true;
       } else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
         server_ended = true;
@@ -272,6 +295,7 @@ void relay(int client, const std::string& routes, const GateLimits& limits, SSL_
       // head arrives), the next request goes on a new connection; with no head under way,
       // httplib's end is the connection's end.
       if (client_done || !framer.between_requests() || up_at < up.size() || !framer.in_head()) break;
+      answers = AnswerCounter{};  // a new connection owes nothing yet
       progressed = true;
     }
     if (server < 0 && client_done && up_at == up.size()) break;

@@ -18,6 +18,9 @@
 //   - the request line must be METHOD SP TARGET SP HTTP/1.x, and a connection ends after the
 //     request that closes it (Connection: close, HTTP/1.0) or its max_requests_per_connection-th:
 //     what follows is not read, so pipelined junk after a close is never framed as requests.
+// httplib serves no pipelining, so each request waits in the relay until httplib has answered
+// every one before it (service/answer_counter.hpp counts them), and httplib's connection ends
+// only once it owes no answer.
 // A head that breaks a bound is answered here (431, 408 or 400, the API's JSON error shape),
 // after the answers to the requests before it, and the connection is closed; a body that
 // breaks one is cut short, which httplib answers. With TLS configured the relay terminates it

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace snarkpipe::service {
 
@@ -131,6 +133,12 @@ class RequestFramer {
   // Whether the broken bound was in a head (answered by the relay) or in a body (cut short).
   bool refused_in_head() const { return refused_in_head_; }
   const HeadFraming& refusal() const { return refusal_; }
+  // The requests whose heads went on since the last call, in order.
+  struct Forwarded {
+    std::size_t at;    // where the head starts in the `out` of the feed() that framed it
+    bool head_method;  // a HEAD: its answer has no body
+  };
+  std::vector<Forwarded> take_forwarded() { return std::exchange(forwarded_, {}); }
   void time_out() {
     fail(detail::refuse(408, "the request's headers did not arrive within " +
                                  std::to_string(limits_.header_timeout.count() / 1000) + " s"));
@@ -149,6 +157,7 @@ class RequestFramer {
     if (f.status) return fail(f);
     if (f.close || ++requests_ >= limits_.max_requests_per_connection) closing_ = true;
     const std::size_t after_request_line = head_.find('\n') + 1;
+    forwarded_.push_back({out.size(), head_.starts_with("HEAD ")});
     out.append(head_, 0, after_request_line);
     if (f.unstated_empty_body) out += EMPTY_BODY_HEADER;
     if (closing_) out += CLOSE_HEADER;
@@ -213,6 +222,7 @@ class RequestFramer {
   unsigned long long remaining_ = 0;
   std::chrono::steady_clock::time_point head_started_;
   HeadFraming refusal_;
+  std::vector<Forwarded> forwarded_;
   bool refused_in_head_ = false;
   bool closing_ = false, finished_ = false;  // the current request is the last; it has gone
 };
